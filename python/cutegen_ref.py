@@ -1,0 +1,648 @@
+#!/usr/bin/env python3
+"""cutegen reference process: the one Python part of cutegen.
+
+Problems *are* PyTorch programs, so one process per problem being judged loads the
+problem with the user's PyTorch and, speaking JSON lines on stdin/stdout with the C
+orchestrator, it:
+  - describes the task (names, shapes, dtypes and strides of inputs, parameters, buffers
+    and outputs; constructor arguments; the torch.fx graph where it traces; FLOPs and
+    the minimum bytes moved);
+  - makes trials: for a fresh seed, the problem's own inputs created directly on the GPU,
+    the module's parameters, and the expected outputs; inputs and NaN-poisoned output
+    buffers are copied into allocations of their own (cudaMalloc, nothing else in them)
+    and shared with the worker by CUDA IPC handles; the expected outputs stay here;
+  - checks a trial after the worker ran the candidate: outputs against the expected ones
+    with dtype-aware tolerances, and inputs against their pristine copies;
+  - times PyTorch eager and torch.compile the way the worker times candidates: L2
+    flushed before each call, CUDA events around it, the whole device synchronised.
+
+Nothing here copies trial tensors to the CPU or to disk. stdout carries the protocol
+only: anything the problem prints goes to stderr. docs/protocol.md describes messages.
+"""
+
+import argparse
+import ctypes
+import ctypes.util
+import glob
+import hashlib
+import importlib.util
+import json
+import math
+import os
+import statistics
+import sys
+import time
+import traceback
+
+PROTO = None  # the protocol stream (the original stdout)
+
+EXIT_BAD_TASK = 3
+EXIT_NO_GPU = 5
+EXIT_NO_TORCH = 7
+
+
+def send(obj):
+    PROTO.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    PROTO.flush()
+
+
+def fail_startup(kind, message, code):
+    send({"event": "error", "kind": kind, "message": message})
+    sys.exit(code)
+
+
+# --------------------------------------------------------------------------- cudart
+
+class CudaRuntime:
+    """The CUDA runtime through ctypes: plain cudaMalloc allocations and IPC handles.
+
+    torch's caching allocator packs many tensors into one allocation, and an IPC handle
+    opens the whole allocation; so every shared buffer is a cudaMalloc of its own.
+    The driver's primary context is shared with torch, so torch can read these buffers.
+    """
+
+    def __init__(self, torch):
+        self.lib = self._load(torch)
+        self.lib.cudaMalloc.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+        self.lib.cudaFree.argtypes = [ctypes.c_void_p]
+        self.lib.cudaIpcGetMemHandle.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+        self.lib.cudaGetErrorName.restype = ctypes.c_char_p
+        self.lib.cudaSetDevice.argtypes = [ctypes.c_int]
+
+    @staticmethod
+    def _load(torch):
+        names = []
+        torch_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+        site = os.path.dirname(os.path.dirname(torch.__file__))
+        for pattern in (os.path.join(site, "nvidia", "cu*", "lib", "libcudart.so*"),
+                        os.path.join(site, "nvidia", "cuda_runtime", "lib", "libcudart.so*"),
+                        os.path.join(torch_lib, "libcudart*.so*"),
+                        "/usr/local/cuda/lib64/libcudart.so*",
+                        "/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so*"):
+            names.extend(sorted(glob.glob(pattern)))
+        found = ctypes.util.find_library("cudart")
+        if found:
+            names.append(found)
+        errors = []
+        for name in names:
+            try:
+                return ctypes.CDLL(name)
+            except OSError as e:
+                errors.append(str(e))
+        raise RuntimeError("cannot load the CUDA runtime (libcudart.so) next to torch or in "
+                           "/usr/local/cuda; tried: " + ", ".join(names or ["nothing found"]))
+
+    def check(self, rc, what):
+        if rc != 0:
+            name = self.lib.cudaGetErrorName(rc).decode()
+            raise RuntimeError(f"{what} failed: {name}")
+
+    def malloc(self, nbytes):
+        ptr = ctypes.c_void_p()
+        self.check(self.lib.cudaMalloc(ctypes.byref(ptr), ctypes.c_size_t(max(nbytes, 1))),
+                   f"cudaMalloc({nbytes})")
+        return ptr.value
+
+    def free(self, ptr):
+        self.check(self.lib.cudaFree(ctypes.c_void_p(ptr)), "cudaFree")
+
+    def ipc_handle(self, ptr):
+        buf = ctypes.create_string_buffer(64)
+        self.check(self.lib.cudaIpcGetMemHandle(buf, ctypes.c_void_p(ptr)), "cudaIpcGetMemHandle")
+        return buf.raw.hex()
+
+
+class DeviceBuffer:
+    """A cudaMalloc allocation seen by torch as a uint8 tensor (no copy)."""
+
+    def __init__(self, torch, rt, nbytes):
+        self.rt = rt
+        self.nbytes = nbytes
+        self.ptr = rt.malloc(nbytes)
+        holder = type("Holder", (), {})()
+        holder.__cuda_array_interface__ = {
+            "shape": (max(nbytes, 1),), "typestr": "|u1", "data": (self.ptr, False),
+            "version": 3, "strides": None}
+        self.bytes = torch.as_tensor(holder, device="cuda")
+
+    def view(self, torch, dtype, shape):
+        t = self.bytes[: self.nbytes].view(dtype)
+        return t.view(shape) if len(shape) else t.view(())
+
+    def release(self):
+        self.bytes = None
+        if self.ptr:
+            self.rt.free(self.ptr)
+            self.ptr = 0
+
+
+# --------------------------------------------------------------------------- the task
+
+DTYPE_NAMES = {}
+
+
+def dtype_name(torch, dt):
+    if not DTYPE_NAMES:
+        for n in ("float32", "float16", "bfloat16", "float64", "int64", "int32", "int16",
+                  "int8", "uint8", "bool"):
+            DTYPE_NAMES[getattr(torch, n)] = n
+    if dt not in DTYPE_NAMES:
+        raise TypeError(f"dtype {dt} is not in the cutegen ABI")
+    return DTYPE_NAMES[dt]
+
+
+def load_problem(path):
+    spec = importlib.util.spec_from_file_location("cutegen_problem", path)
+    if spec is None:
+        raise ImportError(f"'{path}' is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    missing = [n for n in ("Model", "get_inputs", "get_init_inputs") if not hasattr(module, n)]
+    if missing:
+        raise AttributeError("the problem defines no " + ", ".join(missing) +
+                             " (a problem needs class Model(nn.Module), get_inputs() and "
+                             "get_init_inputs(), as KernelBench's do)")
+    return module
+
+
+class Task:
+    def __init__(self, torch, path, device):
+        self.torch = torch
+        self.path = path
+        self.device = device
+        with open(path, "rb") as f:
+            self.source = f.read()
+        self.module = load_problem(path)
+
+    def seed(self, seed):
+        self.torch.manual_seed(seed)
+        self.torch.cuda.manual_seed_all(seed)
+
+    def make_model(self, seed):
+        """The module, its constructor arguments, with parameters made from seed, on the GPU."""
+        torch = self.torch
+        self.seed(seed)
+        with torch.device(self.device):
+            init = self.module.get_init_inputs()
+            model = self.module.Model(*init)
+        return model.to(self.device).eval(), init
+
+    def make_inputs(self, seed):
+        torch = self.torch
+        self.seed(seed)
+        with torch.device(self.device):
+            inputs = self.module.get_inputs()
+        out = []
+        for x in inputs:
+            if isinstance(x, torch.Tensor):
+                out.append(x.to(self.device))
+            elif isinstance(x, (bool, int, float)):
+                out.append(x)
+            else:
+                raise TypeError(f"get_inputs() returned a {type(x).__name__}; cutegen supports "
+                                "tensors and Python numbers")
+        return out
+
+    @staticmethod
+    def outputs_of(result, torch):
+        outs = list(result) if isinstance(result, (tuple, list)) else [result]
+        for o in outs:
+            if not isinstance(o, torch.Tensor):
+                raise TypeError(f"forward() returned a {type(o).__name__}; cutegen needs tensors")
+        return outs
+
+    def state(self, model):
+        """Parameters and buffers in state_dict order, as (name, kind, tensor)."""
+        params = {id(p) for p in model.parameters()}
+        items = []
+        for name, t in model.state_dict(keep_vars=True).items():
+            items.append((name, "param" if id(t) in params else "buffer", t))
+        return items
+
+
+def tensor_desc(torch, name, kind, t):
+    if isinstance(t, torch.Tensor):
+        return {"name": name, "kind": kind, "dtype": dtype_name(torch, t.dtype),
+                "shape": list(t.shape), "stride": list(t.stride()),
+                "bytes": t.numel() * t.element_size()}
+    dt = "float32" if isinstance(t, float) else ("bool" if isinstance(t, bool) else "int64")
+    return {"name": name, "kind": kind, "dtype": dt, "shape": [], "stride": [],
+            "bytes": 4 if dt == "float32" else (1 if dt == "bool" else 8), "scalar": t}
+
+
+def input_names(task, n):
+    import inspect
+    try:
+        params = list(inspect.signature(task.module.Model.forward).parameters)[1:]
+    except (TypeError, ValueError):
+        params = []
+    return [params[i] if i < len(params) else f"input{i}" for i in range(n)]
+
+
+def fx_graph(torch, model):
+    try:
+        gm = torch.fx.symbolic_trace(model)
+    except Exception as e:  # noqa: BLE001 - any tracing failure means "no graph"
+        return None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]
+
+    def arg(a):
+        if isinstance(a, torch.fx.Node):
+            return "%" + a.name
+        if isinstance(a, (list, tuple)):
+            return [arg(x) for x in a]
+        if isinstance(a, dict):
+            return {k: arg(v) for k, v in a.items()}
+        if isinstance(a, (int, float, bool, str)) or a is None:
+            return a
+        return str(a)
+
+    nodes = []
+    for node in gm.graph.nodes:
+        target = node.target
+        if callable(target):
+            target = getattr(target, "__module__", "") + "." + getattr(target, "__name__", str(target))
+            target = target.lstrip(".")
+        entry = {"name": node.name, "op": node.op, "target": str(target),
+                 "args": arg(node.args), "kwargs": arg(node.kwargs)}
+        if node.op == "call_module":
+            sub = gm.get_submodule(node.target)
+            entry["module"] = type(sub).__name__
+            entry["module_repr"] = repr(sub)[:200]
+        nodes.append(entry)
+    return nodes, None
+
+
+def count_flops(torch, model, inputs):
+    try:
+        from torch.utils.flop_counter import FlopCounterMode
+        with FlopCounterMode(display=False) as counter, torch.no_grad():
+            model(*inputs)
+        return int(counter.get_total_flops())
+    except Exception:  # noqa: BLE001 - FLOPs are advisory
+        return None
+
+
+def make_spec(task, seed):
+    torch = task.torch
+    model, init = task.make_model(seed)
+    inputs = task.make_inputs(seed)
+    with torch.no_grad():
+        outputs = Task.outputs_of(model(*inputs), torch)
+    torch.cuda.synchronize()
+    names = input_names(task, len(inputs))
+    tensors = [tensor_desc(torch, n, "input", x) for n, x in zip(names, inputs)]
+    tensors += [tensor_desc(torch, n, k, t.detach()) for n, k, t in task.state(model)]
+    outs = [tensor_desc(torch, f"output{i}" if len(outputs) > 1 else "output", "output", o)
+            for i, o in enumerate(outputs)]
+    graph, graph_error = fx_graph(torch, model)
+    flops = count_flops(torch, model, inputs)
+    min_bytes = sum(t["bytes"] for t in tensors) + sum(o["bytes"] for o in outs)
+
+    def jsonable(v):
+        try:
+            json.dumps(v)
+            return v
+        except TypeError:
+            return repr(v)
+
+    spec = {"problem": os.path.abspath(task.path),
+            "source_sha256": hashlib.sha256(task.source).hexdigest(),
+            "inputs": tensors, "outputs": outs,
+            "init_args": [jsonable(a) for a in init],
+            "graph": graph, "graph_error": graph_error,
+            "flops": flops, "min_bytes": min_bytes,
+            "module_repr": repr(model)[:2000]}
+    del model, inputs, outputs
+    torch.cuda.empty_cache()
+    return spec
+
+
+# --------------------------------------------------------------------------- trials
+
+def poison_(torch, t):
+    """Fills with all-ones bits: NaN for floats, -1 for signed ints, max for uint8."""
+    if t.numel():
+        t.view(torch.uint8).fill_(0xFF)
+
+
+class Trial:
+    def __init__(self, task, rt, seed):
+        torch = task.torch
+        self.task = task
+        self.rt = rt
+        self.seed = seed
+        self.buffers = []
+        model, _ = task.make_model(seed)
+        inputs = task.make_inputs(seed)
+        with torch.no_grad():
+            self.expected = [o.detach() for o in Task.outputs_of(model(*inputs), torch)]
+        names = input_names(task, len(inputs))
+        # what the candidate sees: forward()'s arguments, then parameters and buffers
+        self.pristine = []  # (name, original tensor)
+        for n, x in zip(names, inputs):
+            if not isinstance(x, torch.Tensor):
+                dt = torch.float32 if isinstance(x, float) else (
+                    torch.bool if isinstance(x, bool) else torch.int64)
+                x = torch.tensor(x, dtype=dt, device=task.device)
+            self.pristine.append((n, x))
+        for n, _kind, t in task.state(model):
+            self.pristine.append((n, t.detach()))
+        self.shared_inputs = []
+        for n, x in self.pristine:
+            buf = DeviceBuffer(torch, rt, x.numel() * x.element_size())
+            self.buffers.append(buf)
+            view = buf.view(torch, x.dtype, tuple(x.shape))
+            view.copy_(x)
+            self.shared_inputs.append((n, view, buf))
+        self.shared_outputs = []
+        for i, e in enumerate(self.expected):
+            buf = DeviceBuffer(torch, rt, e.numel() * e.element_size())
+            self.buffers.append(buf)
+            view = buf.view(torch, e.dtype, tuple(e.shape))
+            poison_(torch, view)
+            name = f"output{i}" if len(self.expected) > 1 else "output"
+            self.shared_outputs.append((name, view, buf))
+        del model
+        torch.cuda.synchronize()
+
+    def describe(self):
+        torch = self.task.torch
+
+        def one(name, role, view, buf):
+            return {"name": name, "role": role, "dtype": dtype_name(torch, view.dtype),
+                    "shape": list(view.shape), "stride": list(view.stride()),
+                    "bytes": buf.nbytes, "handle": self.rt.ipc_handle(buf.ptr), "offset": 0}
+
+        return ([one(n, "input", v, b) for n, v, b in self.shared_inputs] +
+                [one(n, "output", v, b) for n, v, b in self.shared_outputs])
+
+    def release(self):
+        self.shared_inputs = self.shared_outputs = self.expected = self.pristine = None
+        for b in self.buffers:
+            b.release()
+        self.buffers = []
+        self.task.torch.cuda.empty_cache()
+
+
+def tolerances(dtype_str, atol, rtol):
+    if atol is not None and rtol is not None:
+        return atol, rtol
+    low = dtype_str in ("float16", "bfloat16")
+    a = 1e-2 if low else 1e-4
+    return (atol if atol is not None else a), (rtol if rtol is not None else a)
+
+
+def unravel(index, shape):
+    out = []
+    for dim in reversed(shape):
+        out.append(index % dim if dim else 0)
+        index //= dim if dim else 1
+    return list(reversed(out))
+
+
+CHUNK = 1 << 27  # elements compared at a time, to bound temporary memory
+
+
+def compare_output(torch, name, got, want, atol, rtol):
+    """Error statistics of one output, computed on the GPU in chunks."""
+    res = {"name": name, "dtype": dtype_name(torch, want.dtype), "shape": list(want.shape)}
+    if got.shape != want.shape or got.dtype != want.dtype:
+        res.update(ok=False, message=f"{name}: shape/dtype {list(got.shape)} {got.dtype} "
+                                     f"expected {list(want.shape)} {want.dtype}")
+        return res
+    floating = want.is_floating_point()
+    a_tol, r_tol = tolerances(res["dtype"], atol, rtol) if floating else (0.0, 0.0)
+    g, w = got.reshape(-1), want.reshape(-1)
+    n = w.numel()
+    max_abs = 0.0
+    max_rel = 0.0
+    sum_abs = 0.0
+    bad = 0
+    nan = 0
+    first_bad = None
+    for start in range(0, n, CHUNK):
+        gc, wc = g[start:start + CHUNK], w[start:start + CHUNK]
+        if floating:
+            gd, wd = gc.double(), wc.double()
+            diff = (gd - wd).abs()
+            gnan = torch.isnan(gd)
+            wnan = torch.isnan(wd)
+            nan += int(gnan.sum())
+            diff = torch.where(gnan | wnan, torch.full_like(diff, math.inf), diff)
+            badmask = ~(diff <= a_tol + r_tol * wd.abs())
+            finite = diff[torch.isfinite(diff)]
+            if finite.numel():
+                max_abs = max(max_abs, float(finite.max()))
+                sum_abs += float(finite.sum())
+                rel = finite / wd.abs()[torch.isfinite(diff)].clamp_min(1e-30)
+                max_rel = max(max_rel, float(rel.max()))
+            if not bool(torch.isfinite(diff).all()):
+                max_abs = math.inf
+        else:
+            badmask = gc != wc
+            diff = (gc.long() - wc.long()).abs() if wc.dtype != torch.bool else badmask.long()
+            if diff.numel():
+                max_abs = max(max_abs, float(diff.max()))
+                sum_abs += float(diff.sum())
+        nbad = int(badmask.sum())
+        if nbad and first_bad is None:
+            idx = start + int(badmask.nonzero()[0, 0])
+            first_bad = {"index": unravel(idx, list(want.shape)),
+                         "got": float(g[idx]), "expected": float(w[idx])}
+        bad += nbad
+    res.update(ok=bad == 0, max_abs_err=max_abs, mean_abs_err=(sum_abs / n if n else 0.0),
+               max_rel_err=max_rel, bad_count=bad, nan_count=nan, numel=n,
+               atol=a_tol, rtol=r_tol)
+    if bad:
+        fb = first_bad
+        res["first_bad"] = fb
+        what = "NaN (never written?)" if math.isnan(fb["got"]) else f"{fb['got']:.6g}"
+        res["message"] = (f"{name}: {bad} of {n} elements wrong (atol={a_tol:g}, rtol={r_tol:g}); "
+                          f"max abs err {max_abs:.3g}, mean abs err {res['mean_abs_err']:.3g}; "
+                          f"first at index {fb['index']}: got {what}, expected {fb['expected']:.6g}"
+                          + (f"; {nan} NaN" if nan else ""))
+    return res
+
+
+def check_trial(trial, atol, rtol):
+    torch = trial.task.torch
+    torch.cuda.synchronize()
+    outs = []
+    for (name, view, _buf), want in zip(trial.shared_outputs, trial.expected):
+        outs.append(compare_output(torch, name, view, want, atol, rtol))
+    modified = []
+    for (name, view, _buf), (_n, orig) in zip(trial.shared_inputs, trial.pristine):
+        a = view.reshape(-1).view(torch.uint8) if view.numel() else view
+        b = orig.contiguous().reshape(-1).view(torch.uint8) if orig.numel() else orig
+        if not torch.equal(a, b):
+            modified.append(name)
+    ok = all(o["ok"] for o in outs) and not modified
+    msgs = [o["message"] for o in outs if not o["ok"]]
+    if modified:
+        msgs.append("inputs modified by the kernel: " + ", ".join(modified))
+    return {"ok": True, "pass": ok, "outputs": outs, "modified_inputs": modified,
+            "message": "; ".join(msgs)}
+
+
+# --------------------------------------------------------------------------- timing
+
+def summarize(times_ms):
+    s = sorted(times_ms)
+    return {"n": len(s), "mean_ms": statistics.fmean(s), "median_ms": statistics.median(s),
+            "min_ms": s[0], "max_ms": s[-1],
+            "std_ms": statistics.pstdev(s) if len(s) > 1 else 0.0}
+
+
+def time_callable(torch, fn, warmup, iters, flush_bytes):
+    """The worker's method: flush L2, events around the call, device-wide sync."""
+    flush = torch.empty(flush_bytes // 4, dtype=torch.int32, device="cuda")
+    stream = torch.cuda.current_stream()
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(iters):
+        flush.fill_(1)
+        start = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        start.record(stream)
+        fn()
+        end.record(stream)
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end))
+    del flush
+    return summarize(times)
+
+
+def flush_size(torch):
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
+    return max(4 * l2, 128 << 20)
+
+
+def baseline(task, req):
+    torch = task.torch
+    seed = int(req.get("seed", 1234))
+    warmup = int(req.get("warmup", 5))
+    iters = int(req.get("iters", 100))
+    model, _ = task.make_model(seed)
+    inputs = task.make_inputs(seed)
+    result = {"ok": True}
+    with torch.no_grad():
+        result["eager"] = time_callable(torch, lambda: model(*inputs), warmup, iters,
+                                        flush_size(torch))
+        compiled = None
+        if req.get("compile", True):
+            t0 = time.time()
+            try:
+                compiled = torch.compile(model)
+                compiled(*inputs)
+                torch.cuda.synchronize()
+                result["compile_seconds"] = time.time() - t0
+                result["compile"] = time_callable(torch, lambda: compiled(*inputs), warmup,
+                                                  iters, flush_size(torch))
+            except Exception as e:  # noqa: BLE001 - report, do not die
+                result["compile_error"] = f"{type(e).__name__}: {str(e)[:300]}"
+    model = inputs = compiled = None
+    torch.cuda.empty_cache()
+    return result
+
+
+# --------------------------------------------------------------------------- main loop
+
+def gpu_facts(torch):
+    p = torch.cuda.get_device_properties(0)
+    return {"name": p.name, "cc": f"{p.major}.{p.minor}", "sms": p.multi_processor_count,
+            "memory_bytes": p.total_memory, "l2_bytes": getattr(p, "L2_cache_size", None)}
+
+
+def serve(task, rt):
+    torch = task.torch
+    trials = {}
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            req = json.loads(line)
+        except json.JSONDecodeError as e:
+            send({"ok": False, "error": f"bad request: {e}"})
+            continue
+        op = req.get("op")
+        try:
+            if op == "spec":
+                send({"ok": True, "spec": make_spec(task, int(req.get("seed", 42)))})
+            elif op == "trial":
+                tid = str(req["id"])
+                t0 = time.time()
+                trials[tid] = Trial(task, rt, int(req["seed"]))
+                send({"ok": True, "id": tid, "tensors": trials[tid].describe(),
+                      "seconds": time.time() - t0})
+            elif op == "check":
+                tid = str(req["id"])
+                t0 = time.time()
+                reply = check_trial(trials[tid], req.get("atol"), req.get("rtol"))
+                reply["seconds"] = time.time() - t0
+                send(reply)
+            elif op == "free":
+                trial = trials.pop(str(req["id"]), None)
+                if trial:
+                    trial.release()
+                send({"ok": True})
+            elif op == "baseline":
+                send(baseline(task, req))
+            elif op == "quit":
+                send({"ok": True})
+                break
+            else:
+                send({"ok": False, "error": f"unknown op '{op}'"})
+        except torch.cuda.OutOfMemoryError as e:
+            send({"ok": False, "kind": "out_of_memory", "error": str(e).splitlines()[0]})
+        except Exception as e:  # noqa: BLE001 - every failure goes back as a reply
+            tb = traceback.format_exc(limit=6)
+            send({"ok": False, "kind": "reference", "error": f"{type(e).__name__}: {e}",
+                  "traceback": tb[-3000:]})
+        finally:
+            if op == "check":
+                trial = trials.pop(str(req.get("id")), None)
+                if trial:
+                    trial.release()
+    for trial in trials.values():
+        trial.release()
+
+
+def main():
+    global PROTO
+    PROTO = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # anything printed by the problem goes to stderr
+    sys.stdout = sys.stderr
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--task", required=True)
+    ap.add_argument("--device", type=int, default=0)
+    args = ap.parse_args()
+    try:
+        import torch
+    except Exception as e:  # noqa: BLE001
+        fail_startup("no_torch", f"python3 cannot import torch ({e}); install PyTorch with CUDA "
+                     "(https://pytorch.org) or set CUTEGEN_PYTHON to a python that has it",
+                     EXIT_NO_TORCH)
+    if not torch.cuda.is_available():
+        fail_startup("no_gpu", f"torch {torch.__version__} sees no CUDA GPU "
+                     f"(torch.version.cuda={torch.version.cuda}); check nvidia-smi and that "
+                     "this torch build has CUDA", EXIT_NO_GPU)
+    torch.cuda.set_device(args.device)
+    try:
+        task = Task(torch, args.task, torch.device("cuda", args.device))
+    except FileNotFoundError:
+        fail_startup("no_file", f"problem file '{args.task}' does not exist", EXIT_BAD_TASK)
+    except Exception as e:  # noqa: BLE001
+        fail_startup("import", f"cannot load problem '{args.task}': {type(e).__name__}: {e}",
+                     EXIT_BAD_TASK)
+    rt = CudaRuntime(torch)
+    rt.check(rt.lib.cudaSetDevice(args.device), "cudaSetDevice")
+    send({"event": "ready", "torch": torch.__version__, "torch_cuda": torch.version.cuda,
+          "python": sys.version.split()[0], "gpu": gpu_facts(torch), "pid": os.getpid()})
+    serve(task, rt)
+
+
+if __name__ == "__main__":
+    main()

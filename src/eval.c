@@ -1,0 +1,786 @@
+/*
+ * eval: the evaluation pipeline (see eval.h).
+ *
+ * DESIGN. Three processes take part: this one (the orchestrator), the reference
+ * process (Python + torch: makes trials, holds the expected outputs, compares) and the
+ * worker (C + CUDA runtime: loads the candidate and calls it). Trial tensors travel
+ * between the last two as CUDA IPC handles, never through this process or the disk.
+ * The worker is started once per evaluation; when it crashes, hangs or reports a CUDA
+ * error, the verdict is decided and it is not restarted. The reference process is
+ * started before the build so that importing torch overlaps compiling the kernel.
+ */
+#include "eval.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "integrity.h"
+#include "peer.h"
+#include "proc.h"
+#include "util.h"
+
+static const char *const verdict_names[] = { "ok", "compile_error", "runtime_error",
+                                             "wrong_result", "timeout", "rejected" };
+
+const char *verdict_name(enum verdict v)
+{
+    return verdict_names[v];
+}
+
+void eval_opts_init(eval_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->trials = 5;
+    o->warmup = 10;
+    o->iters = 100;
+    o->atol = o->rtol = -1;
+    o->time_kernel = true;
+    o->baseline = true;
+    o->baseline_compile = true;
+    o->use_cache = true;
+    o->call_timeout_s = 60;
+    o->ref_timeout_s = 600;
+    o->build_timeout_s = 300;
+}
+
+/* Everything one evaluation holds while it runs. */
+struct eval_ctx {
+    const eval_opts *o;
+    json_t *report;
+    json_t *seconds;
+    char *work_dir;
+    char *worker;
+    peer ref;
+    peer worker_peer;
+    bool worker_up;
+    json_t *gpu;
+    json_t *ready;      /* the reference process's hello */
+    json_t *spec;
+    uint64_t seed;
+};
+
+/* ------------------------------------------------------------------ small helpers */
+
+static uint64_t random_seed(void)
+{
+    uint64_t s = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &s, sizeof s) != (ssize_t)sizeof s)
+            s = 0;
+        close(fd);
+    }
+    if (!s)
+        s = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+    return (s % 1000000000ull) + 1;
+}
+
+static void set_verdict(struct eval_ctx *c, enum verdict v, const char *message)
+{
+    json_object_set_new(c->report, "verdict", json_string(verdict_name(v)));
+    json_object_set_new(c->report, "message", json_string(message ? message : ""));
+}
+
+static void add_seconds(struct eval_ctx *c, const char *what, double s)
+{
+    json_object_set_new(c->seconds, what, json_real(s));
+}
+
+const char *eval_arch_for_cc(const char *cc, char buf[16])
+{
+    int major = 0, minor = 0;
+    if (sscanf(cc, "%d.%d", &major, &minor) != 2)
+        return "sm_90a";
+    bool arch_specific = major == 9 || major == 10 || major == 12;
+    snprintf(buf, 16, "sm_%d%d%s", major, minor, arch_specific ? "a" : "");
+    return buf;
+}
+
+char *eval_find_worker(const char *flag)
+{
+    if (flag)
+        return is_executable(flag) ? xstrdup(flag) : NULL;
+    const char *env = getenv("CUTEGEN_WORKER");
+    if (env && *env)
+        return is_executable(env) ? xstrdup(env) : NULL;
+    char *dir = self_dir();
+    char *path = xasprintf("%s/cutegen-worker", dir);
+    free(dir);
+    if (is_executable(path))
+        return path;
+    free(path);
+    return find_in_path("cutegen-worker");
+}
+
+json_t *eval_probe_gpu(const char *worker, int device, strbuf *err)
+{
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", device);
+    const char *argv[] = { worker, "--probe", "--device", dev, NULL };
+    proc_opts po = { .argv = argv, .timeout_s = 60, .max_output = 1u << 20 };
+    proc_result r;
+    proc_result_init(&r);
+    json_t *facts = NULL;
+    if (proc_run(&po, &r) < 0) {
+        strbuf_addf(err, "%s", r.err.buf);
+    } else {
+        facts = json_loads(r.out.buf, 0, NULL);
+        if (!facts || !json_is_true(json_object_get(facts, "ok"))) {
+            const char *why = facts ? json_string_value(json_object_get(facts, "error")) : NULL;
+            strbuf_addf(err, "no usable CUDA GPU (%s); check nvidia-smi and the driver",
+                        why ? why : (r.timed_out ? "the probe hung" : "the probe failed"));
+            json_decref(facts);
+            facts = NULL;
+        }
+    }
+    proc_result_release(&r);
+    return facts;
+}
+
+/* ------------------------------------------------------------------ reference process */
+
+static int ref_start(struct eval_ctx *c, strbuf *err)
+{
+    const char *python = c->o->python ? c->o->python : getenv("CUTEGEN_PYTHON");
+    if (!python || !*python)
+        python = "python3";
+    char *script = xasprintf("%s/python/cutegen_ref.py", cg_source_dir());
+    char *log = xasprintf("%s/reference.log", c->work_dir);
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", c->o->device);
+    const char *argv[] = { python, "-u", script, "--task", c->o->task_path, "--device", dev, NULL };
+    static const char *const env[] = { "PYTHONUNBUFFERED=1", "PYTHONDONTWRITEBYTECODE=1", NULL };
+    int rc = peer_start(&c->ref, "the reference process", argv, env, log, err);
+    if (rc < 0)
+        strbuf_adds(err, "; install python3 with PyTorch, or set CUTEGEN_PYTHON");
+    free(script);
+    free(log);
+    return rc < 0 ? EXIT_NO_TORCH : 0;
+}
+
+/* Reads the reference process's first line: ready, or why it cannot start. */
+static int ref_wait_ready(struct eval_ctx *c, strbuf *err)
+{
+    enum peer_failure why;
+    double t0 = now_seconds();
+    json_t *hello = peer_read(&c->ref, c->o->ref_timeout_s, &why, err);
+    add_seconds(c, "reference_start", now_seconds() - t0);
+    if (!hello)
+        return EXIT_BAD_TASK;
+    const char *event = json_string_value(json_object_get(hello, "event"));
+    if (event && strcmp(event, "ready") == 0) {
+        c->ready = hello;
+        return 0;
+    }
+    const char *kind = json_string_value(json_object_get(hello, "kind"));
+    const char *msg = json_string_value(json_object_get(hello, "message"));
+    strbuf_addf(err, "%s", msg ? msg : "the reference process could not start");
+    int code = EXIT_BAD_TASK;
+    if (kind && strcmp(kind, "no_torch") == 0)
+        code = EXIT_NO_TORCH;
+    else if (kind && strcmp(kind, "no_gpu") == 0)
+        code = EXIT_NO_GPU;
+    json_decref(hello);
+    return code;
+}
+
+/* One request to the reference process; NULL with err set (its failure is fatal). */
+static json_t *ref_call(struct eval_ctx *c, json_t *req, double timeout, strbuf *err)
+{
+    enum peer_failure why;
+    json_t *reply = peer_call(&c->ref, req, timeout, &why, err);
+    if (!reply)
+        return NULL;
+    if (!json_is_true(json_object_get(reply, "ok"))) {
+        const char *e = json_string_value(json_object_get(reply, "error"));
+        const char *tb = json_string_value(json_object_get(reply, "traceback"));
+        strbuf_addf(err, "the reference failed: %s", e ? e : "unknown error");
+        if (tb)
+            strbuf_addf(err, "\n%s", tb);
+        json_decref(reply);
+        return NULL;
+    }
+    return reply;
+}
+
+static char *cache_key(struct eval_ctx *c, const char *what)
+{
+    strbuf src = STRBUF_INIT;
+    if (read_file(c->o->task_path, &src, 64u << 20) < 0)
+        return NULL;
+    const char *torch = json_string_value(json_object_get(c->ready, "torch"));
+    json_t *g = json_object_get(c->ready, "gpu");
+    const char *gpu = json_string_value(json_object_get(g, "name"));
+    strbuf_addf(&src, "\n--cutegen %s torch=%s gpu=%s %s", CUTEGEN_VERSION, torch ? torch : "",
+                gpu ? gpu : "", what);
+    char hex[65];
+    sha256_hex(src.buf, src.len, hex);
+    strbuf_release(&src);
+    return xasprintf("%s/tasks/%.24s-%s.json", cg_cache_dir(), hex, what);
+}
+
+/* Cached JSON, or the reference's answer to req (stored for next time). */
+static json_t *cached_call(struct eval_ctx *c, const char *what, json_t *req, strbuf *err)
+{
+    char *path = cache_key(c, what);
+    if (path && c->o->use_cache) {
+        json_t *hit = json_load_file(path, 0, NULL);
+        if (hit) {
+            json_decref(req);
+            json_object_set_new(hit, "cached", json_true());
+            free(path);
+            return hit;
+        }
+    }
+    json_t *reply = ref_call(c, req, c->o->ref_timeout_s, err);
+    if (reply && path) {
+        char *dir = xasprintf("%s/tasks", cg_cache_dir());
+        char *text = json_dumps(reply, JSON_INDENT(1));
+        if (mkdir_p(dir, 0755) < 0 || write_file_atomic(path, text, strlen(text)) < 0)
+            warning("cannot write the cache file '%s': %s", path, strerror(errno));
+        free(text);
+        free(dir);
+    }
+    free(path);
+    return reply;
+}
+
+/* ------------------------------------------------------------------ worker */
+
+static int worker_start(struct eval_ctx *c, const char *so, strbuf *err)
+{
+    char *log = xasprintf("%s/worker.log", c->work_dir);
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", c->o->device);
+    const char *argv[] = { c->worker, "--so", so, "--device", dev, NULL };
+    int rc = peer_start(&c->worker_peer, "the worker", argv, NULL, log, err);
+    free(log);
+    if (rc < 0)
+        return -1;
+    c->worker_up = true;
+    return 0;
+}
+
+/* The worker's hello: ready, or a load failure that decides the verdict. */
+static bool worker_ready(struct eval_ctx *c)
+{
+    enum peer_failure why;
+    strbuf err = STRBUF_INIT;
+    json_t *hello = peer_read(&c->worker_peer, c->o->call_timeout_s, &why, &err);
+    bool ok = false;
+    if (!hello) {
+        set_verdict(c, why == PEER_TIMEOUT ? VERDICT_TIMEOUT : VERDICT_RUNTIME_ERROR, err.buf);
+    } else if (strcmp(json_string_value(json_object_get(hello, "event")) ?: "", "ready") == 0) {
+        ok = true;
+    } else {
+        const char *msg = json_string_value(json_object_get(hello, "message"));
+        strbuf_reset(&err);
+        strbuf_addf(&err, "the kernel's shared object does not load: %s", msg ? msg : "?");
+        set_verdict(c, VERDICT_COMPILE_ERROR, err.buf);
+    }
+    json_decref(hello);
+    strbuf_release(&err);
+    return ok;
+}
+
+static const char *status_name(int status)
+{
+    switch (status) {
+    case 1: return "CG_UNSUPPORTED: the kernel does not handle these shapes or dtypes";
+    case 2: return "CG_LAUNCH_FAILED";
+    case 3: return "CG_BAD_WORKSPACE";
+    default: return "an unknown status";
+    }
+}
+
+/*
+ * Sends one request to the worker. Returns the reply when the candidate ran and
+ * returned 0; otherwise sets the verdict (timeout, runtime_error) and returns NULL.
+ */
+static json_t *worker_call(struct eval_ctx *c, json_t *req, double timeout, const char *phase)
+{
+    enum peer_failure why;
+    strbuf err = STRBUF_INIT;
+    json_t *reply = peer_call(&c->worker_peer, req, timeout, &why, &err);
+    strbuf msg = STRBUF_INIT;
+    if (!reply) {
+        if (why == PEER_TIMEOUT) {
+            strbuf_addf(&msg, "%s: the kernel did not finish within %.0f s (a hang, or far too "
+                        "slow); the worker was killed", phase, timeout);
+            set_verdict(c, VERDICT_TIMEOUT, msg.buf);
+        } else {
+            strbuf_addf(&msg, "%s: %s", phase, err.buf);
+            set_verdict(c, VERDICT_RUNTIME_ERROR, msg.buf);
+        }
+        c->worker_up = false;
+        goto out;
+    }
+    const char *cuda_error = json_string_value(json_object_get(reply, "cuda_error"));
+    int status = (int)json_integer_value(json_object_get(reply, "status"));
+    if (!json_is_true(json_object_get(reply, "ok"))) {
+        const char *e = json_string_value(json_object_get(reply, "error"));
+        strbuf_addf(&msg, "%s: the worker could not run the kernel: %s", phase, e ? e : "?");
+        set_verdict(c, VERDICT_RUNTIME_ERROR, msg.buf);
+    } else if (cuda_error) {
+        const char *text = json_string_value(json_object_get(reply, "cuda_message"));
+        strbuf_addf(&msg, "%s: CUDA error %s (%s) %s", phase, cuda_error, text ? text : "",
+                    json_string_value(json_object_get(reply, "where")) ?: "");
+        set_verdict(c, VERDICT_RUNTIME_ERROR, msg.buf);
+        c->worker_up = false;
+    } else if (status != 0) {
+        strbuf_addf(&msg, "%s: cg_forward returned %d (%s)", phase, status, status_name(status));
+        set_verdict(c, VERDICT_RUNTIME_ERROR, msg.buf);
+    } else {
+        strbuf_release(&err);
+        strbuf_release(&msg);
+        return reply;
+    }
+    json_decref(reply);
+    reply = NULL;
+out:
+    strbuf_release(&err);
+    strbuf_release(&msg);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ trials */
+
+static json_t *trial_request(const char *op, int id, uint64_t seed)
+{
+    return json_pack("{s:s, s:i, s:I}", "op", op, "id", id, "seed", (json_int_t)seed);
+}
+
+static json_t *check_request(struct eval_ctx *c, int id)
+{
+    json_t *req = json_pack("{s:s, s:i}", "op", "check", "id", id);
+    if (c->o->atol >= 0)
+        json_object_set_new(req, "atol", json_real(c->o->atol));
+    if (c->o->rtol >= 0)
+        json_object_set_new(req, "rtol", json_real(c->o->rtol));
+    return req;
+}
+
+static void free_trial(struct eval_ctx *c, int id)
+{
+    strbuf err = STRBUF_INIT;
+    json_t *r = ref_call(c, json_pack("{s:s, s:i}", "op", "free", "id", id), 120, &err);
+    json_decref(r);
+    strbuf_release(&err);
+}
+
+/*
+ * Correctness: each trial gets a fresh seed (new inputs and parameters), freshly
+ * poisoned outputs, one call, a comparison and an input check. Returns 1 when all
+ * passed, 0 when a verdict was set, or an EXIT_* code when the reference failed.
+ */
+static int run_trials(struct eval_ctx *c, strbuf *err)
+{
+    json_t *trials = json_array();
+    json_object_set_new(c->report, "trials", trials);
+    int failed = 0;
+    strbuf first_msg = STRBUF_INIT;
+    bool modified = false;
+    for (int i = 0; i < c->o->trials; i++) {
+        uint64_t seed = c->seed + (uint64_t)i;
+        json_t *made = ref_call(c, trial_request("trial", i, seed), c->o->ref_timeout_s, err);
+        if (!made) {
+            strbuf_release(&first_msg);
+            return EXIT_BAD_TASK;
+        }
+        progress("trial %d/%d (seed %llu)", i + 1, c->o->trials, (unsigned long long)seed);
+        json_t *req = json_pack("{s:s, s:O}", "op", "run", "tensors",
+                                json_object_get(made, "tensors"));
+        json_decref(made);
+        char phase[64];
+        snprintf(phase, sizeof phase, "trial %d (seed %llu)", i + 1, (unsigned long long)seed);
+        json_t *ran = worker_call(c, req, c->o->call_timeout_s, phase);
+        if (!ran) {
+            free_trial(c, i);
+            strbuf_release(&first_msg);
+            return 0;
+        }
+        json_t *checked = ref_call(c, check_request(c, i), c->o->ref_timeout_s, err);
+        if (!checked) {
+            json_decref(ran);
+            strbuf_release(&first_msg);
+            return EXIT_BAD_TASK;
+        }
+        bool pass = json_is_true(json_object_get(checked, "pass"));
+        json_t *entry = json_pack("{s:I, s:b, s:O, s:O, s:O}", "seed", (json_int_t)seed, "pass",
+                                  pass, "outputs", json_object_get(checked, "outputs"),
+                                  "modified_inputs", json_object_get(checked, "modified_inputs"),
+                                  "wall_ms", json_object_get(ran, "wall_ms"));
+        if (!pass) {
+            const char *m = json_string_value(json_object_get(checked, "message"));
+            json_object_set_new(entry, "message", json_string(m ? m : ""));
+            if (json_array_size(json_object_get(checked, "modified_inputs")))
+                modified = true;
+            if (!failed++)
+                strbuf_addf(&first_msg, "trial %d (seed %llu): %s", i + 1,
+                            (unsigned long long)seed, m ? m : "");
+        }
+        json_array_append_new(trials, entry);
+        json_decref(ran);
+        json_decref(checked);
+    }
+    if (failed) {
+        strbuf msg = STRBUF_INIT;
+        strbuf_addf(&msg, "%d of %d trials failed; %s", failed, c->o->trials, first_msg.buf);
+        set_verdict(c, modified ? VERDICT_REJECTED : VERDICT_WRONG_RESULT, msg.buf);
+        strbuf_release(&msg);
+    }
+    strbuf_release(&first_msg);
+    return failed ? 0 : 1;
+}
+
+static int flush_bytes_for(struct eval_ctx *c)
+{
+    json_int_t l2 = json_integer_value(json_object_get(c->gpu, "l2_bytes"));
+    json_int_t bytes = 4 * l2;
+    return (int)(bytes > (128 << 20) ? bytes : (128 << 20));
+}
+
+static json_t *summary_of(json_t *times)
+{
+    size_t n = json_array_size(times);
+    if (!n)
+        return json_object();
+    double *v = xcalloc(n, sizeof(double));
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = json_real_value(json_array_get(times, i));
+        sum += v[i];
+    }
+    for (size_t i = 1; i < n; i++) /* insertion sort: n is small */
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    double mean = sum / (double)n, var = 0;
+    for (size_t i = 0; i < n; i++)
+        var += (v[i] - mean) * (v[i] - mean);
+    double median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    json_t *s = json_pack("{s:i, s:f, s:f, s:f, s:f, s:f}", "n", (int)n, "mean_ms", mean,
+                          "median_ms", median, "min_ms", v[0], "max_ms", v[n - 1], "std_ms",
+                          sqrt(var / (double)n));
+    free(v);
+    return s;
+}
+
+/*
+ * Timing on one more fresh trial. Outputs are re-poisoned before every timed call and
+ * checked after the last one: a kernel that skips work on repeated calls is caught.
+ * Host time around each call (with a device-wide sync) against event time on the
+ * given stream catches work that escapes the stream.
+ */
+static int run_timing(struct eval_ctx *c, strbuf *err)
+{
+    int id = 1000;
+    uint64_t seed = c->seed + 1000;
+    json_t *made = ref_call(c, trial_request("trial", id, seed), c->o->ref_timeout_s, err);
+    if (!made)
+        return EXIT_BAD_TASK;
+    progress("timing: %d warm-ups, %d timed calls", c->o->warmup, c->o->iters);
+    json_t *req = json_pack("{s:s, s:O, s:i, s:i, s:i}", "op", "time", "tensors",
+                            json_object_get(made, "tensors"), "warmup", c->o->warmup, "iters",
+                            c->o->iters, "flush_bytes", flush_bytes_for(c));
+    json_decref(made);
+    double timeout = c->o->call_timeout_s * 5 > 300 ? c->o->call_timeout_s * 5 : 300;
+    json_t *timed = worker_call(c, req, timeout, "timing");
+    if (!timed) {
+        free_trial(c, id);
+        return 0;
+    }
+    json_t *checked = ref_call(c, check_request(c, id), c->o->ref_timeout_s, err);
+    if (!checked) {
+        json_decref(timed);
+        return EXIT_BAD_TASK;
+    }
+    json_t *summary = summary_of(json_object_get(timed, "times_ms"));
+    json_t *wall = summary_of(json_object_get(timed, "wall_ms"));
+    json_object_set_new(c->report, "kernel_time", summary);
+    json_object_set_new(c->report, "kernel_wall_time", wall);
+    double ev = json_real_value(json_object_get(summary, "median_ms"));
+    double wl = json_real_value(json_object_get(wall, "median_ms"));
+    int result = 1;
+    if (!json_is_true(json_object_get(checked, "pass"))) {
+        strbuf msg = STRBUF_INIT;
+        const char *m = json_string_value(json_object_get(checked, "message"));
+        strbuf_addf(&msg, "the output of the last timed call is wrong although every trial "
+                    "passed: the kernel keeps results or state from earlier calls (%s)", m ?: "");
+        set_verdict(c, VERDICT_REJECTED, msg.buf);
+        strbuf_release(&msg);
+        result = 0;
+    } else if (wl > ev * 1.25 + 0.05) {
+        strbuf msg = STRBUF_INIT;
+        strbuf_addf(&msg, "work escapes the timed stream: %.4f ms measured on the host with a "
+                    "device-wide sync against %.4f ms between events on the given stream; "
+                    "launch everything on the stream cg_forward receives, or join other "
+                    "streams back to it", wl, ev);
+        set_verdict(c, VERDICT_REJECTED, msg.buf);
+        strbuf_release(&msg);
+        result = 0;
+    }
+    json_decref(timed);
+    json_decref(checked);
+    return result;
+}
+
+/* ------------------------------------------------------------------ baselines */
+
+static int run_baseline(struct eval_ctx *c, strbuf *err)
+{
+    progress("timing PyTorch eager%s", c->o->baseline_compile ? " and torch.compile" : "");
+    char what[64];
+    snprintf(what, sizeof what, "baseline-w%d-i%d%s", c->o->warmup, c->o->iters,
+             c->o->baseline_compile ? "-compile" : "");
+    json_t *req = json_pack("{s:s, s:i, s:i, s:b, s:i}", "op", "baseline", "warmup",
+                            c->o->warmup, "iters", c->o->iters, "compile",
+                            c->o->baseline_compile, "seed", 4242);
+    json_t *b = cached_call(c, what, req, err);
+    if (!b)
+        return EXIT_BAD_TASK;
+    json_object_set_new(c->report, "baseline", b);
+    json_t *kt = json_object_get(c->report, "kernel_time");
+    double k = json_real_value(json_object_get(kt, "median_ms"));
+    json_t *speed = json_object();
+    const char *names[] = { "eager", "compile" };
+    for (int i = 0; i < 2; i++) {
+        json_t *t = json_object_get(b, names[i]);
+        double m = json_real_value(json_object_get(t, "median_ms"));
+        if (t && k > 0 && m > 0)
+            json_object_set_new(speed, names[i], json_real(m / k));
+    }
+    json_object_set_new(c->report, "speedup", speed);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the pipeline */
+
+static int prepare(struct eval_ctx *c, strbuf *err)
+{
+    if (!file_exists(c->o->kernel_path)) {
+        strbuf_addf(err, "kernel file '%s' does not exist", c->o->kernel_path);
+        return EXIT_BAD_KERNEL;
+    }
+    if (!file_exists(c->o->task_path)) {
+        strbuf_addf(err, "problem file '%s' does not exist", c->o->task_path);
+        return EXIT_BAD_TASK;
+    }
+    c->worker = eval_find_worker(c->o->worker);
+    if (!c->worker) {
+        strbuf_adds(err, "cutegen-worker not found next to cutegen or in PATH (it is built only "
+                         "when CMake finds the CUDA toolkit: rerun scripts/setup.sh with nvcc "
+                         "installed, or set CUTEGEN_WORKER)");
+        return EXIT_NO_TOOL;
+    }
+    c->gpu = eval_probe_gpu(c->worker, c->o->device, err);
+    if (!c->gpu)
+        return EXIT_NO_GPU;
+    json_object_set(c->report, "gpu", c->gpu);
+    if (c->o->work_dir) {
+        c->work_dir = xstrdup(c->o->work_dir);
+    } else {
+        char stamp[32];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
+        c->work_dir = xasprintf("%s/evals/%s-%d", cg_cache_dir(), stamp, (int)getpid());
+    }
+    if (mkdir_p(c->work_dir, 0755) < 0) {
+        strbuf_addf(err, "cannot create '%s': %s", c->work_dir, strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    json_object_set_new(c->report, "work_dir", json_string(c->work_dir));
+    return 0;
+}
+
+static int build_candidate(struct eval_ctx *c, build_result *br, strbuf *err)
+{
+    strbuf cutlass = STRBUF_INIT, cver = STRBUF_INIT, how = STRBUF_INIT;
+    strbuf nvcc = STRBUF_INIT, nver = STRBUF_INIT;
+    if (cutlass_locate(c->o->cutlass_dir, &cutlass, &cver, &how) < 0) {
+        strbuf_addf(err, "%s", how.buf);
+        strbuf_release(&cutlass);
+        strbuf_release(&cver);
+        strbuf_release(&how);
+        return EXIT_NO_CUTLASS;
+    }
+    strbuf_reset(&how);
+    if (nvcc_locate(&nvcc, &nver, &how) < 0) {
+        strbuf_addf(err, "%s", how.buf);
+        strbuf_release(&cutlass);
+        strbuf_release(&cver);
+        strbuf_release(&how);
+        return EXIT_NO_TOOL;
+    }
+    char archbuf[16];
+    const char *arch = c->o->arch ? c->o->arch
+                                  : eval_arch_for_cc(json_string_value(json_object_get(c->gpu, "cc"))
+                                                         ?: "9.0", archbuf);
+    char *abi = xasprintf("%s/include", cg_source_dir());
+    char *cache = xasprintf("%s/builds", cg_cache_dir());
+    build_config cfg = { .nvcc = nvcc.buf, .cutlass_include = cutlass.buf, .arch = arch,
+                         .cache_dir = cache, .abi_include = abi,
+                         .timeout_s = c->o->build_timeout_s, .jobs = 1 };
+    progress("building %s for %s", c->o->kernel_path, arch);
+    double t0 = now_seconds();
+    int rc = build_kernel(&cfg, c->o->kernel_path, br);
+    add_seconds(c, "build", now_seconds() - t0);
+    json_object_set_new(c->report, "build",
+                        json_pack("{s:s, s:s, s:b, s:f, s:s, s:s?, s:s?, s:s}", "status",
+                                  build_status_name(br->status), "hash", br->hash, "cached",
+                                  br->cached, "seconds", br->seconds, "arch", arch, "so",
+                                  br->so_path, "log", br->log_path, "cutlass", cver.buf));
+    int result = 0;
+    if (rc < 0 || br->status == BUILD_TOOL_ERROR) {
+        strbuf_addf(err, "the build could not run: %s", br->digest.buf);
+        result = EXIT_NO_TOOL;
+    }
+    free(abi);
+    free(cache);
+    strbuf_release(&cutlass);
+    strbuf_release(&cver);
+    strbuf_release(&how);
+    strbuf_release(&nvcc);
+    strbuf_release(&nver);
+    return result;
+}
+
+/* Build → verdict when the build or the static checks fail. Returns 1 to go on. */
+static int judge_build(struct eval_ctx *c, build_result *br, strbuf *err)
+{
+    if (br->status == BUILD_COMPILE_ERROR) {
+        set_verdict(c, VERDICT_COMPILE_ERROR, br->digest.buf);
+        return 0;
+    }
+    if (br->status == BUILD_TIMEOUT) {
+        set_verdict(c, VERDICT_TIMEOUT, br->digest.len ? br->digest.buf : "the build timed out");
+        return 0;
+    }
+    strbuf why = STRBUF_INIT;
+    enum integrity_result ir = integrity_check_object(br->so_path, &why);
+    int go_on = 1;
+    if (ir == INTEGRITY_REJECTED) {
+        set_verdict(c, VERDICT_REJECTED, why.buf);
+        go_on = 0;
+    } else if (ir == INTEGRITY_NO_ENTRY) {
+        set_verdict(c, VERDICT_COMPILE_ERROR, why.buf);
+        json_object_set_new(c->report, "no_entry_point", json_true());
+        go_on = 0;
+    } else if (ir == INTEGRITY_TOOL_ERROR) {
+        strbuf_addf(err, "%s", why.buf);
+        go_on = -EXIT_NO_TOOL;
+    }
+    strbuf_release(&why);
+    return go_on;
+}
+
+static int get_spec(struct eval_ctx *c, strbuf *err)
+{
+    double t0 = now_seconds();
+    json_t *reply = cached_call(c, "spec", json_pack("{s:s, s:i}", "op", "spec", "seed", 42), err);
+    add_seconds(c, "spec", now_seconds() - t0);
+    if (!reply)
+        return EXIT_BAD_TASK;
+    c->spec = json_incref(json_object_get(reply, "spec"));
+    json_decref(reply);
+    json_t *task = json_pack("{s:s, s:O, s:O, s:O, s:O}", "problem", c->o->task_path, "inputs",
+                             json_object_get(c->spec, "inputs"), "outputs",
+                             json_object_get(c->spec, "outputs"), "flops",
+                             json_object_get(c->spec, "flops"), "min_bytes",
+                             json_object_get(c->spec, "min_bytes"));
+    json_object_set_new(c->report, "task", task);
+    json_object_set_new(c->report, "torch", json_incref(json_object_get(c->ready, "torch")));
+    return 0;
+}
+
+static int judge(struct eval_ctx *c, strbuf *err)
+{
+    int rc = prepare(c, err);
+    if (rc)
+        return rc;
+    if ((rc = ref_start(c, err)))
+        return rc;
+    build_result br;
+    build_result_init(&br);
+    rc = build_candidate(c, &br, err);
+    int go_on = rc ? 0 : judge_build(c, &br, err);
+    if (go_on < 0)
+        rc = -go_on;
+    if (rc || !go_on) {
+        build_result_release(&br);
+        return rc;
+    }
+    if ((rc = ref_wait_ready(c, err)) || (rc = get_spec(c, err))) {
+        build_result_release(&br);
+        return rc;
+    }
+    if (worker_start(c, br.so_path, err) < 0) {
+        build_result_release(&br);
+        return EXIT_INTERNAL;
+    }
+    build_result_release(&br);
+    if (!worker_ready(c))
+        return 0;
+    double t0 = now_seconds();
+    rc = run_trials(c, err);
+    add_seconds(c, "trials", now_seconds() - t0);
+    if (rc != 1)
+        return rc;
+    if (c->o->time_kernel) {
+        t0 = now_seconds();
+        rc = run_timing(c, err);
+        add_seconds(c, "timing", now_seconds() - t0);
+        if (rc != 1)
+            return rc;
+    }
+    set_verdict(c, VERDICT_OK, "correct on every trial");
+    if (c->o->time_kernel && c->o->baseline) {
+        t0 = now_seconds();
+        rc = run_baseline(c, err);
+        add_seconds(c, "baseline", now_seconds() - t0);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int eval_run(const eval_opts *o, json_t **report, strbuf *err)
+{
+    struct eval_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.report = json_object();
+    c.seconds = json_object();
+    c.seed = o->seed ? o->seed : random_seed();
+    json_object_set_new(c.report, "kernel", json_string(o->kernel_path));
+    json_object_set_new(c.report, "seed", json_integer((json_int_t)c.seed));
+    json_object_set(c.report, "seconds", c.seconds);
+    double t0 = now_seconds();
+    int rc = judge(&c, err);
+    if (c.worker_peer.started)
+        peer_stop(&c.worker_peer, 5);
+    if (c.ref.started)
+        peer_stop(&c.ref, 10);
+    add_seconds(&c, "total", now_seconds() - t0);
+    if (!rc && c.work_dir) {
+        char *path = xasprintf("%s/report.json", c.work_dir);
+        json_dump_file(c.report, path, JSON_INDENT(2));
+        free(path);
+    }
+    json_decref(c.gpu);
+    json_decref(c.ready);
+    json_decref(c.spec);
+    json_decref(c.seconds);
+    free(c.work_dir);
+    free(c.worker);
+    *report = c.report;
+    return rc;
+}

@@ -1,0 +1,72 @@
+/*
+ * eval: judges one candidate kernel against one PyTorch problem.
+ *
+ * The pipeline: probe the GPU (through the worker binary), start the reference process
+ * and build the kernel at the same time, check the built object statically (integrity),
+ * run the candidate in an isolated worker on several fresh trials whose inputs and
+ * poisoned outputs the reference process shares by CUDA IPC, compare there, then time
+ * the candidate and PyTorch (eager and torch.compile) the same way. The result is one
+ * JSON report (docs/eval.md lists its fields) with a verdict:
+ *   ok, compile_error, runtime_error, wrong_result, timeout, rejected.
+ */
+#ifndef CUTEGEN_EVAL_H
+#define CUTEGEN_EVAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "build.h"
+#include "strbuf.h"
+
+enum verdict {
+    VERDICT_OK = 0,
+    VERDICT_COMPILE_ERROR,
+    VERDICT_RUNTIME_ERROR,
+    VERDICT_WRONG_RESULT,
+    VERDICT_TIMEOUT,
+    VERDICT_REJECTED
+};
+
+const char *verdict_name(enum verdict v);
+
+typedef struct eval_opts {
+    const char *task_path;
+    const char *kernel_path;
+    int trials;          /* correctness trials, each with a fresh seed (>= 1; default 5) */
+    int warmup;          /* warm-up calls before timing (default 10) */
+    int iters;           /* timed calls (default 100) */
+    double atol, rtol;   /* < 0: by dtype (fp32 1e-4, fp16/bf16 1e-2) */
+    bool time_kernel;    /* time the candidate once it is correct (default true) */
+    bool baseline;       /* time PyTorch eager (default true) */
+    bool baseline_compile; /* and torch.compile (default true) */
+    bool use_cache;      /* reuse cached task specs and baselines (default true) */
+    double call_timeout_s;  /* one candidate call, or one timing request (default 60 / 300) */
+    double ref_timeout_s;   /* one reference-process request (default 600) */
+    int device;
+    uint64_t seed;       /* 0: drawn at random for this evaluation */
+    const char *python;  /* python3 with torch; NULL: $CUTEGEN_PYTHON or python3 */
+    const char *worker;  /* NULL: $CUTEGEN_WORKER or cutegen-worker next to cutegen */
+    const char *work_dir;/* logs and the report; NULL: a new directory in the cache */
+    const char *cutlass_dir; /* NULL: found as build.h says */
+    const char *arch;    /* NULL: the GPU's own */
+    double build_timeout_s;
+} eval_opts;
+
+void eval_opts_init(eval_opts *o);
+
+/*
+ * Runs the whole evaluation. Returns 0 when the candidate was judged (the verdict is in
+ * (*report)["verdict"]), or one of the EXIT_* codes of util.h when it could not be
+ * judged (no GPU, no torch, a broken problem file, ...), with the reason in err.
+ */
+int eval_run(const eval_opts *o, json_t **report, strbuf *err);
+
+/* Asks the worker binary for the GPU's facts; NULL with err set when there is none. */
+json_t *eval_probe_gpu(const char *worker, int device, strbuf *err);
+/* nvcc's arch for a compute capability "9.0" → "sm_90a". Returns a static string. */
+const char *eval_arch_for_cc(const char *cc, char buf[16]);
+/* Finds the worker binary (malloc'd path) or NULL. */
+char *eval_find_worker(const char *flag);
+
+#endif

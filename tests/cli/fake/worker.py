@@ -1,0 +1,52 @@
+#!/usr/bin/env python3
+"""A stand-in for cutegen-worker, for testing the orchestrator on machines without a GPU.
+
+Speaks the worker's protocol (docs/protocol.md); FAKE_WORKER_MODE picks a behaviour:
+ok, crash, hang, cuda_error, unsupported, escape, load_error, no_entry.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+mode = os.environ.get("FAKE_WORKER_MODE", "ok")
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+if "--probe" in sys.argv:
+    send({"ok": True, "name": "Fake GPU", "cc": "9.0", "sms": 132, "memory_bytes": 150e9,
+          "l2_bytes": 62914560, "driver_version": 13000, "runtime_version": 13000})
+    sys.exit(0)
+if mode == "load_error":
+    send({"event": "error", "kind": "load", "message": "undefined symbol: foo"})
+    sys.exit(4)
+send({"event": "ready", "pid": os.getpid()})
+for line in sys.stdin:
+    req = json.loads(line)
+    op = req["op"]
+    if op == "quit":
+        break
+    if mode == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if mode == "hang":
+        time.sleep(3600)
+    if mode == "cuda_error":
+        send({"ok": True, "status": 0, "cuda_error": "cudaErrorIllegalAddress",
+              "cuda_message": "an illegal memory access was encountered",
+              "where": "during or after cg_forward"})
+        sys.exit(0)
+    if mode == "unsupported":
+        send({"ok": True, "status": 1})
+        continue
+    if op == "run":
+        send({"ok": True, "status": 0, "wall_ms": 0.5})
+    elif op == "time":
+        n = req["iters"]
+        ev = [1.0] * n
+        wall = [t * (3.0 if mode == "escape" else 1.01) for t in ev]
+        send({"ok": True, "status": 0, "times_ms": ev, "wall_ms": wall})

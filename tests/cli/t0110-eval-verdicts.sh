@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# The orchestrator's verdicts, exit codes and messages for every way a candidate or a
+# problem can go wrong, with stand-ins for the worker and the reference process
+# (tests/cli/fake/) so that it runs without a GPU or torch. The kernel is really built.
+. "$(dirname "$0")/lib.sh"
+FAKE=$SRC/tests/cli/fake
+K=$SRC/examples/kernels/relu.cu
+P=$SRC/examples/problems/relu_small.py
+"$CUTEGEN" doctor >"$TMP/doctor" 2>&1
+grep -q '^ok  *nvcc' "$TMP/doctor" || skip "nvcc is not installed (cutegen doctor says how to get it)"
+grep -q '^ok  *cutlass' "$TMP/doctor" || skip "CUTLASS headers are not installed (scripts/setup.sh installs them)"
+
+ev() { "$CUTEGEN" eval --task "$P" --kernel "$K" --worker "$FAKE/worker.py" --python "$FAKE/python.py" -q --timeout 3 "$@"; }
+verdict() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"])' "$TMP/out"; }
+check_verdict() {  # WANT WHAT
+  tests=$((tests + 1))
+  local got; got=$(verdict)
+  if [ "$got" = "$1" ]; then echo "ok: $2 -> $1"; else echo "FAIL: $2: verdict $got, expected $1"; cat "$TMP/out" | head -30; failures=$((failures + 1)); fi
+}
+
+expect_exit 0 "a good kernel" -- ev --json
+check_verdict ok "a good kernel"
+expect_grep '"eager": 2\.0' "$TMP/out" "speedup over eager is baseline/kernel"
+expect_grep '"compile": 1\.5' "$TMP/out" "speedup over torch.compile"
+expect_exit 0 "human output" -- ev
+expect_grep '^verdict: +ok' "$TMP/out" "human verdict line"
+expect_grep '^speedup: +2\.000x over eager, 1\.500x over torch.compile' "$TMP/out" "human speedup line"
+expect_grep '^kernel: +median 1\.0' "$TMP/out" "human kernel time"
+
+FAKE_REF_MODE=wrong expect_exit 1 "wrong outputs" -- ev --json
+check_verdict wrong_result "wrong outputs"
+expect_grep '5 of 5 trials failed; trial 1 \(seed [0-9]+\): output: 2 of 4 elements wrong' "$TMP/out" "message names the trial and the error"
+FAKE_REF_MODE=modified expect_exit 1 "modified inputs" -- ev --json
+check_verdict rejected "modified inputs"
+FAKE_REF_MODE=cached expect_exit 1 "results kept across calls" -- ev --json
+check_verdict rejected "results kept across calls"
+expect_grep "keeps results or state from earlier calls" "$TMP/out" "says why"
+FAKE_WORKER_MODE=escape expect_exit 1 "work escaping the stream" -- ev --json
+check_verdict rejected "work escaping the stream"
+expect_grep "escapes the timed stream" "$TMP/out" "says why"
+FAKE_WORKER_MODE=crash expect_exit 1 "a crashing kernel" -- ev --json
+check_verdict runtime_error "a crashing kernel"
+expect_grep "signal 11" "$TMP/out" "names the signal"
+FAKE_WORKER_MODE=cuda_error expect_exit 1 "an illegal address" -- ev --json
+check_verdict runtime_error "an illegal address"
+expect_grep "cudaErrorIllegalAddress" "$TMP/out" "names the CUDA error"
+FAKE_WORKER_MODE=unsupported expect_exit 1 "CG_UNSUPPORTED" -- ev --json
+check_verdict runtime_error "CG_UNSUPPORTED"
+expect_grep "returned 1 \(CG_UNSUPPORTED" "$TMP/out" "names the status"
+start=$(date +%s)
+FAKE_WORKER_MODE=hang expect_exit 1 "a hanging kernel" -- ev --json
+check_verdict timeout "a hanging kernel"
+tests=$((tests + 1))
+if [ $(( $(date +%s) - start )) -lt 30 ]; then echo "ok: the hang was cut at the time limit"; else echo "FAIL: the hang took too long"; failures=$((failures + 1)); fi
+FAKE_WORKER_MODE=load_error expect_exit 1 "an object that does not load" -- ev --json
+check_verdict compile_error "an object that does not load"
+
+FAKE_REF_MODE=import_error expect_exit 3 "a problem that does not import" -- ev
+expect_grep "cannot load problem" "$TMP/err" "says the problem does not load"
+FAKE_REF_MODE=no_torch expect_exit 7 "no torch" -- ev
+FAKE_REF_MODE=reference_error expect_exit 3 "a reference that fails" -- ev
+expect_grep "the reference failed: RuntimeError: boom" "$TMP/err" "passes the reference's error on"
+
+printf 'this is not CUDA\n' >"$TMP/broken.cu"
+expect_exit 1 "a kernel that does not compile" -- ev --json --kernel "$TMP/broken.cu"
+check_verdict compile_error "a kernel that does not compile"
+printf '#include <cutegen/abi.h>\nextern "C" int helper(void) { return 0; }\n' >"$TMP/noentry.cu"
+expect_exit 1 "a kernel without cg_forward" -- ev --json --kernel "$TMP/noentry.cu"
+check_verdict compile_error "a kernel without cg_forward"
+expect_grep "exports no cg_forward" "$TMP/out" "says cg_forward is missing"
+printf '#include <cutegen/abi.h>\n#include <stdlib.h>\nCG_EXPORT int cg_forward(const cg_tensor *i, int ni, cg_tensor *o, int no, void *w, size_t wb, cudaStream_t s) { return system("true"); }\n' >"$TMP/system.cu"
+expect_exit 1 "a kernel calling system()" -- ev --json --kernel "$TMP/system.cu"
+check_verdict rejected "a kernel calling system()"
+expect_grep "calls 'system'" "$TMP/out" "names the forbidden call"
+finish

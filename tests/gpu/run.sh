@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# GPU tests: run on a machine with an NVIDIA GPU, CUDA, PyTorch and CUTLASS.
+# Judges every example kernel against its KernelBench problem, every adversarial kernel
+# (each must get the verdict its `// expect:` line names) and every good kernel (ok),
+# then prints a table of what ran and what it gave. Exit 0 only if every expectation held.
+#
+#   tests/gpu/run.sh [--kernelbench DIR] [--only adversarial|good|examples] [--out DIR]
+# Environment: CUTEGEN (the binary, default build/cutegen), CUTLASS_DIR, CUTEGEN_PYTHON.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+KB=${KB:-../shared/kernelbench}
+ONLY=""
+OUT=${OUT_DIR:-/tmp/cutegen-gpu-tests}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --kernelbench) KB=$2; shift 2 ;;
+    --only) ONLY=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    *) echo "usage: $0 [--kernelbench DIR] [--only adversarial|good|examples] [--out DIR]"; exit 2 ;;
+  esac
+done
+CUTEGEN=${CUTEGEN:-$ROOT/build/cutegen}
+mkdir -p "$OUT"
+if ! "$CUTEGEN" doctor >"$OUT/doctor.txt" 2>&1; then
+  cat "$OUT/doctor.txt"
+  echo "SKIP: the GPU tests need what 'cutegen doctor' lists as missing"
+  exit 77
+fi
+cat "$OUT/doctor.txt"
+
+pass=0; fail=0
+table="$OUT/table.txt"
+: >"$table"
+# judge KERNEL TASK EXPECT [extra eval flags...]
+judge() {
+  local kernel=$1 task=$2 expect=$3; shift 3
+  local name; name=$(basename "$kernel" .cu)
+  local json="$OUT/$(basename "$(dirname "$kernel")")-$name.json"
+  local t0; t0=$(date +%s%N)
+  "$CUTEGEN" eval --task "$task" --kernel "$kernel" --json -q "$@" >"$json" 2>"$json.err"
+  local rc=$?
+  local secs; secs=$(( ($(date +%s%N) - t0) / 1000000 ))
+  local got; got=$(python3 -c 'import json,sys
+try:
+    r=json.load(open(sys.argv[1]))
+except Exception:
+    print("none"); sys.exit()
+print(r.get("verdict") or ("no_entry_point" if r.get("no_entry_point") else "error:%s" % r.get("exit_code")))' "$json")
+  if [ "$expect" = "no_entry_point" ] && grep -q '"no_entry_point": true' "$json"; then got=no_entry_point; fi
+  local speed; speed=$(python3 -c 'import json,sys
+try:
+    r=json.load(open(sys.argv[1])); s=r.get("speedup",{}); k=r.get("kernel_time",{})
+    print("%.4f ms  eager %.3fx  compile %s" % (k.get("median_ms",float("nan")), s.get("eager",float("nan")), ("%.3fx" % s["compile"]) if "compile" in s else "-"))
+except Exception:
+    print("-")' "$json")
+  local ok=FAIL
+  if [ "$got" = "$expect" ]; then ok=ok; pass=$((pass+1)); else fail=$((fail+1)); fi
+  printf '%-5s %-28s expect %-15s got %-15s rc=%-2s %7sms  %s\n' "$ok" "$name" "$expect" "$got" "$rc" "$secs" "$speed" | tee -a "$table"
+  if [ "$ok" = FAIL ]; then
+    python3 -c 'import json,sys
+try:
+    r=json.load(open(sys.argv[1])); print("      message:", (r.get("message") or r.get("error") or "")[:600])
+except Exception: pass' "$json" | tee -a "$table"
+    tail -5 "$json.err" | sed 's/^/      /' | tee -a "$table"
+  fi
+}
+
+expect_of() { sed -n 's|^// expect: *\([a-z_]*\).*|\1|p' "$1" | head -1; }
+problem_of() { sed -n 's|^// problem: *\([^ ]*\).*|\1|p' "$1" | head -1; }
+
+if [ -z "$ONLY" ] || [ "$ONLY" = examples ]; then
+  for k in examples/kernels/*.cu; do
+    p=$(problem_of "$k")
+    [ -n "$p" ] || { echo "SKIP $k: no '// problem:' line"; continue; }
+    case "$p" in level*) task="$KB/$p" ;; *) task="$p" ;; esac
+    [ -f "$task" ] || { echo "SKIP $k: problem $task not found"; continue; }
+    judge "$k" "$task" ok --trials "${TRIALS:-5}"
+  done
+fi
+small=examples/problems/relu_small.py
+if [ -z "$ONLY" ] || [ "$ONLY" = good ]; then
+  for k in tests/kernels/good/*.cu; do
+    p=$(problem_of "$k"); task=${p:-$small}
+    case "$task" in level*) task="$KB/$task" ;; esac
+    judge "$k" "$task" "$(expect_of "$k")" --no-compile --iters 20 --warmup 3 --timeout 20
+  done
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = adversarial ]; then
+  for k in tests/kernels/adversarial/*.cu; do
+    p=$(problem_of "$k"); task=${p:-$small}
+    case "$task" in level*) task="$KB/$task" ;; esac
+    judge "$k" "$task" "$(expect_of "$k")" --no-compile --iters 20 --warmup 3 --timeout 20
+  done
+fi
+echo
+echo "GPU tests: $pass passed, $fail failed (details in $OUT)"
+[ "$fail" -eq 0 ]
