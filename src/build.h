@@ -21,6 +21,9 @@ typedef struct build_config {
     double timeout_s;            /* per build; <= 0: 300 s */
     int jobs;                    /* parallel builds; <= 0: the CPU count */
     const char *const *extra_flags; /* NULL-terminated, or NULL */
+    const char *mode;            /* "split" (device and host compiled at once, then linked;
+                                    the default) or "plain" (one nvcc call); NULL: "split" */
+    bool force;                  /* rebuild even when the cache holds a result */
 } build_config;
 
 enum build_status {
@@ -38,6 +41,7 @@ typedef struct build_result {
     strbuf digest;   /* the digested compiler output, for a person or a model */
     bool cached;     /* served from the cache */
     double seconds;  /* wall time of this build (0 when cached) */
+    const char *mode; /* how it was built: "split", "plain" (split fell back), or "cache" */
 } build_result;
 
 void build_result_init(build_result *r);
@@ -57,5 +61,8 @@ int build_many(const build_config *cfg, const char *const *sources, int n, build
 int cutlass_locate(const char *flag_dir, strbuf *where, strbuf *version, strbuf *how);
 /* Finds nvcc and its version ("13.0.88"); -1 with a message saying how to get it. */
 int nvcc_locate(strbuf *path, strbuf *version, strbuf *how);
+
+/* "sm_90a" -> "-gencode=arch=compute_90a,code=sm_90a"; -1 for a malformed arch. */
+int build_gencode(const char *arch, strbuf *out);
 
 #endif

@@ -20,7 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fingerprint.h"
+#include "gpu.h"
 #include "integrity.h"
+#include "ncu.h"
+#include "profile_digest.h"
 #include "peer.h"
 #include "proc.h"
 #include "util.h"
@@ -141,6 +145,62 @@ json_t *eval_probe_gpu(const char *worker, int device, strbuf *err)
     }
     proc_result_release(&r);
     return facts;
+}
+
+/* The GPU's facts from the probe: the table entry, else estimated from its clocks. */
+static void facts_of(json_t *probe, gpu_facts *g)
+{
+    int major = 9, minor = 0;
+    sscanf(json_string_value(json_object_get(probe, "cc")) ?: "9.0", "%d.%d", &major, &minor);
+    gpu_facts_for(g, json_string_value(json_object_get(probe, "name")) ?: "unknown GPU", major,
+                  minor, (int)json_integer_value(json_object_get(probe, "sms")),
+                  (double)json_integer_value(json_object_get(probe, "sm_clock_khz")),
+                  (double)json_integer_value(json_object_get(probe, "mem_clock_khz")),
+                  (int)json_integer_value(json_object_get(probe, "bus_width_bits")),
+                  (size_t)json_integer_value(json_object_get(probe, "l2_bytes")));
+}
+
+/* The data type class the task computes in: that of its first floating output. */
+static gpu_dtype task_dtype(json_t *spec)
+{
+    size_t i;
+    json_t *o;
+    json_array_foreach(json_object_get(spec, "outputs"), i, o) {
+        int dt = gpu_dtype_parse(json_string_value(json_object_get(o, "dtype")) ?: "");
+        if (dt >= 0)
+            return (gpu_dtype)dt;
+    }
+    return GPU_DT_FP32;
+}
+
+/* Speed of light of the task on this GPU, and a flag when the kernel beats the bound
+ * that nothing can beat (a measurement or integrity problem, not a triumph). */
+static void add_speed_of_light(struct eval_ctx *c)
+{
+    gpu_facts g;
+    facts_of(c->gpu, &g);
+    double flops = json_number_value(json_object_get(c->spec, "flops"));
+    double bytes = json_number_value(json_object_get(c->spec, "min_bytes"));
+    gpu_dtype dt = task_dtype(c->spec);
+    double sol_ms = gpu_sol_seconds(&g, flops, bytes, dt) * 1e3;
+    double floor_ms = gpu_lower_bound_seconds(&g, flops, bytes, dt) * 1e3;
+    json_t *sol = json_pack("{s:f, s:f, s:s, s:s, s:b}", "sol_ms", sol_ms, "lower_bound_ms",
+                            floor_ms, "dtype", gpu_dtype_name(dt), "bound",
+                            bytes / gpu_sol_bandwidth(&g) >= flops / gpu_peak_flops(&g, dt, true)
+                                ? "memory" : "compute", "gpu_from_table", !g.generic);
+    double k = json_number_value(json_object_get(json_object_get(c->report, "kernel_time"),
+                                                 "median_ms"));
+    if (k > 0) {
+        json_object_set_new(sol, "fraction", json_real(sol_ms / k));
+        if (k < floor_ms * 0.95) {
+            char msg[256];
+            snprintf(msg, sizeof msg, "suspect: %.4f ms is below the %.4f ms no kernel can beat "
+                     "on this GPU (minimum bytes at datasheet bandwidth, FLOPs at peak)", k,
+                     floor_ms);
+            json_object_set_new(c->report, "suspect", json_string(msg));
+        }
+    }
+    json_object_set_new(c->report, "speed_of_light", sol);
 }
 
 /* ------------------------------------------------------------------ reference process */
@@ -742,6 +802,7 @@ static int judge(struct eval_ctx *c, strbuf *err)
             return rc;
     }
     set_verdict(c, VERDICT_OK, "correct on every trial");
+    add_speed_of_light(c);
     if (c->o->time_kernel && c->o->baseline) {
         t0 = now_seconds();
         rc = run_baseline(c, err);
@@ -775,6 +836,194 @@ int eval_run(const eval_opts *o, json_t **report, strbuf *err)
         json_dump_file(c.report, path, JSON_INDENT(2));
         free(path);
     }
+    json_decref(c.gpu);
+    json_decref(c.ready);
+    json_decref(c.spec);
+    json_decref(c.seconds);
+    free(c.work_dir);
+    free(c.worker);
+    *report = c.report;
+    return rc;
+}
+
+/* ------------------------------------------------------------------ profiling */
+
+void profile_opts_init(profile_opts *p)
+{
+    memset(p, 0, sizeof *p);
+    p->warmup = 3;
+    p->timeout_s = 600;
+}
+
+/* The request file the worker reads under ncu: one profiled run, then quit. */
+static char *write_profile_requests(struct eval_ctx *c, json_t *tensors, int warmup)
+{
+    json_t *run = json_pack("{s:s, s:O, s:i, s:b}", "op", "run", "tensors", tensors, "warmup",
+                            warmup, "profile", 1);
+    char *line = json_dumps(run, JSON_COMPACT);
+    json_decref(run);
+    char *text = xasprintf("%s\n{\"op\":\"quit\"}\n", line);
+    free(line);
+    char *path = xasprintf("%s/profile-requests.jsonl", c->work_dir);
+    int rc = write_file_atomic(path, text, strlen(text));
+    free(text);
+    if (rc < 0) {
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+/* The worker's reply to the profiled run, found among ncu's own lines. */
+static json_t *find_worker_reply(const char *log)
+{
+    json_t *found = NULL;
+    const char *p = log;
+    while ((p = strstr(p, "{\"ok\"")) != NULL) {
+        const char *end = strchr(p, '\n');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        json_t *j = json_loadb(p, n, 0, NULL);
+        if (j) {
+            json_decref(found);
+            found = j;
+        }
+        p += n;
+    }
+    return found;
+}
+
+/* Digest and fingerprint of a successful capture into the report. */
+static void digest_capture(struct eval_ctx *c, ncu_capture *cap, const char *so, json_t *prof)
+{
+    strbuf err = STRBUF_INIT;
+    ncu_table table = { 0 };
+    ncu_details details = { 0 };
+    if (ncu_table_parse(cap->raw_csv.buf, cap->raw_csv.len, &table, &err) < 0) {
+        json_object_set_new(c->report, "profile_error", json_string(err.buf));
+        strbuf_release(&err);
+        return;
+    }
+    ncu_details_parse(cap->details.buf, &details, &err);
+    gpu_facts g;
+    facts_of(c->gpu, &g);
+    digest_task task = { json_number_value(json_object_get(c->spec, "flops")),
+                         json_number_value(json_object_get(c->spec, "min_bytes")),
+                         task_dtype(c->spec) };
+    profile_digest d;
+    strbuf_reset(&err);
+    if (profile_digest_build(&table, &details, &task, &g, &d, &err) == 0) {
+        strbuf text = STRBUF_INIT;
+        profile_digest_text(&d, 0, &text);
+        json_object_set_new(prof, "digest", json_string(text.buf));
+        json_object_set_new(prof, "kernels", profile_digest_json(&d));
+        strbuf_release(&text);
+        profile_digest_release(&d);
+    } else {
+        json_object_set_new(c->report, "profile_error", json_string(err.buf));
+    }
+    ncu_table_release(&table);
+    ncu_details_release(&details);
+    fingerprint fp;
+    fingerprint_init(&fp);
+    strbuf_reset(&err);
+    if (fingerprint_from_so(NULL, so, NULL, 120, &fp, &err) == 0) {
+        json_object_set_new(c->report, "fingerprint",
+                            json_pack("{s:s, s:s}", "hash", fp.hash, "text", fp.text ?: ""));
+    } else {
+        json_object_set_new(c->report, "fingerprint_error", json_string(err.buf));
+    }
+    fingerprint_release(&fp);
+    strbuf_release(&err);
+}
+
+/* Runs the worker under ncu on trial 0 and checks the output; sets the verdict. */
+static int profile_trial(struct eval_ctx *c, const profile_opts *p, const char *so,
+                         strbuf *details, strbuf *err)
+{
+    json_t *made = ref_call(c, trial_request("trial", 0, c->seed), c->o->ref_timeout_s, err);
+    if (!made)
+        return EXIT_BAD_TASK;
+    char *requests = write_profile_requests(c, json_object_get(made, "tensors"), p->warmup);
+    json_decref(made);
+    if (!requests) {
+        strbuf_addf(err, "cannot write the request file in '%s': %s", c->work_dir, strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", c->o->device);
+    const char *target[] = { c->worker, "--so", so, "--device", dev, "--requests", requests, NULL };
+    char *base = xasprintf("%s/profile", c->work_dir);
+    ncu_opts no = { .ncu = p->ncu, .target_argv = target, .report_base = base,
+                    .timeout_s = p->timeout_s, .source_counters = p->source_counters };
+    ncu_capture cap;
+    ncu_capture_init(&cap);
+    progress("profiling one call under Nsight Compute (%d warm-ups first)", p->warmup);
+    strbuf why = STRBUF_INIT;
+    int rc = ncu_run(&no, &cap, &why);
+    json_t *prof = json_pack("{s:s, s:f, s:f, s:s?}", "status", ncu_status_name(cap.status),
+                             "profile_seconds", cap.profile_s, "total_seconds", cap.total_s,
+                             "report", cap.report_path);
+    json_object_set_new(c->report, "profile", prof);
+    json_t *reply = find_worker_reply(cap.log.buf);
+    const char *cuda_error = json_string_value(json_object_get(reply, "cuda_error"));
+    int result = 0;
+    if (cuda_error) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "under the profiler: CUDA error %s", cuda_error);
+        set_verdict(c, VERDICT_RUNTIME_ERROR, msg);
+    } else if (rc < 0) {
+        json_object_set_new(c->report, "profile_error", json_string(why.buf));
+        set_verdict(c, VERDICT_OK, "not profiled");
+        if (cap.status == NCU_NOT_FOUND || cap.status == NCU_NO_PERMISSION) {
+            strbuf_addf(err, "%s", why.buf);
+            result = EXIT_NO_TOOL;
+        }
+    } else {
+        json_t *checked = reply ? ref_call(c, check_request(c, 0), c->o->ref_timeout_s, err) : NULL;
+        bool pass = checked && json_is_true(json_object_get(checked, "pass"));
+        const char *m = json_string_value(json_object_get(checked, "message"));
+        set_verdict(c, pass ? VERDICT_OK : VERDICT_WRONG_RESULT,
+                    pass ? "correct under the profiler" : (m ? m : "no reply from the worker"));
+        json_decref(checked);
+        digest_capture(c, &cap, so, prof);
+        strbuf_add(details, cap.details.buf, cap.details.len);
+    }
+    json_decref(reply);
+    strbuf_release(&why);
+    ncu_capture_release(&cap);
+    free(base);
+    free(requests);
+    return result;
+}
+
+int eval_profile(const eval_opts *o, const profile_opts *p, json_t **report, strbuf *details,
+                 strbuf *err)
+{
+    struct eval_ctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.report = json_object();
+    c.seconds = json_object();
+    c.seed = o->seed ? o->seed : random_seed();
+    json_object_set_new(c.report, "kernel", json_string(o->kernel_path));
+    json_object_set(c.report, "seconds", c.seconds);
+    double t0 = now_seconds();
+    int rc = prepare(&c, err);
+    if (!rc)
+        rc = ref_start(&c, err);
+    build_result br;
+    build_result_init(&br);
+    if (!rc)
+        rc = build_candidate(&c, &br, err);
+    int go_on = rc ? 0 : judge_build(&c, &br, err);
+    if (go_on < 0)
+        rc = -go_on;
+    if (!rc && go_on && !(rc = ref_wait_ready(&c, err)) && !(rc = get_spec(&c, err)))
+        rc = profile_trial(&c, p, br.so_path, details, err);
+    build_result_release(&br);
+    if (c.ref.started)
+        peer_stop(&c.ref, 10);
+    add_seconds(&c, "total", now_seconds() - t0);
     json_decref(c.gpu);
     json_decref(c.ready);
     json_decref(c.spec);

@@ -62,6 +62,25 @@ void eval_opts_init(eval_opts *o);
  */
 int eval_run(const eval_opts *o, json_t **report, strbuf *err);
 
+typedef struct profile_opts {
+    int warmup;            /* calls before the profiled one (default 3) */
+    double timeout_s;      /* the profiling run (default 600) */
+    bool source_counters;  /* also collect SourceCounters (slower) */
+    const char *ncu;       /* NULL: PATH, then /usr/local/cuda/bin/ncu */
+} profile_opts;
+
+void profile_opts_init(profile_opts *p);
+
+/*
+ * Profiles one call of the candidate under Nsight Compute on a fresh trial, checks its
+ * output, and builds the digest (report["profile"]["digest"] as text, ["kernels"] as
+ * JSON), the structure fingerprint (report["fingerprint"]) and, in *details, ncu's
+ * human-readable report. Returns like eval_run(); a profiling failure is reported in
+ * report["profile_error"] with exit code EXIT_NO_TOOL (no ncu or no permission) or 0.
+ */
+int eval_profile(const eval_opts *o, const profile_opts *p, json_t **report, strbuf *details,
+                 strbuf *err);
+
 /* Asks the worker binary for the GPU's facts; NULL with err set when there is none. */
 json_t *eval_probe_gpu(const char *worker, int device, strbuf *err);
 /* nvcc's arch for a compute capability "9.0" → "sm_90a". Returns a static string. */

@@ -18,6 +18,8 @@ struct command {
 static const struct command commands[] = {
     { "eval", cmd_eval, "judge a kernel against a PyTorch problem: verdict, time, speedup" },
     { "build", cmd_build, "compile a kernel into a shared object through the build cache" },
+    { "ask", cmd_ask, "send one prompt to a model: reply on stdout, usage and cost on stderr" },
+    { "profile", cmd_profile, "profiler digest of a kernel (Nsight Compute), and its structure" },
     { "doctor", cmd_doctor, "say what is installed, what is missing, and how to get it" },
 };
 

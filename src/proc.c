@@ -128,6 +128,7 @@ static void append_capped(strbuf *sb, const char *data, size_t n, size_t cap, bo
 
 int proc_run(const proc_opts *o, proc_result *r)
 {
+    signal(SIGPIPE, SIG_IGN); /* a child that exits without reading its stdin */
     size_t cap = o->max_output ? o->max_output : DEFAULT_MAX_OUTPUT;
     int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 }, rep[2] = { -1, -1 };
     int out_file = -1;

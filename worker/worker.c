@@ -210,6 +210,50 @@ static int call_once(struct trial_tensors *tt, cudaStream_t stream)
     return rc;
 }
 
+/*
+ * Under a profiler the candidate works on buffers of this process (copies of the
+ * shared inputs, outputs copied back after the call): ncu replays each kernel, saving
+ * and restoring the memory it touches, which it may not do for IPC mappings.
+ */
+static int use_local_copies(struct trial_tensors *tt, void **saved_in, void **saved_out)
+{
+    for (int i = 0; i < tt->n_inputs; i++) {
+        int64_t span = cg_numel(&tt->inputs[i]) ? 1 : 0; /* elements from first to last */
+        for (int d = 0; d < tt->inputs[i].ndim; d++)
+            span += (tt->inputs[i].shape[d] - 1) * tt->inputs[i].stride[d];
+        static const int elem[] = { 4, 2, 2, 8, 8, 4, 2, 1, 1, 1 };
+        size_t bytes = (size_t)span * (size_t)elem[tt->inputs[i].dtype];
+        void *local = NULL;
+        if (cudaMalloc(&local, bytes ? bytes : 1) != cudaSuccess)
+            return -1;
+        cudaMemcpy(local, tt->inputs[i].data, bytes, cudaMemcpyDeviceToDevice);
+        saved_in[i] = tt->inputs[i].data;
+        tt->inputs[i].data = local;
+    }
+    for (int o = 0; o < tt->n_outputs; o++) {
+        void *local = NULL;
+        if (cudaMalloc(&local, tt->output_bytes[o] ? tt->output_bytes[o] : 1) != cudaSuccess)
+            return -1;
+        cudaMemset(local, 0xFF, tt->output_bytes[o]);
+        saved_out[o] = tt->outputs[o].data;
+        tt->outputs[o].data = local;
+    }
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : -1;
+}
+
+static void drop_local_copies(struct trial_tensors *tt, void **saved_in, void **saved_out)
+{
+    for (int o = 0; o < tt->n_outputs; o++) {
+        cudaMemcpy(saved_out[o], tt->outputs[o].data, tt->output_bytes[o], cudaMemcpyDeviceToDevice);
+        cudaFree(tt->outputs[o].data);
+        tt->outputs[o].data = saved_out[o];
+    }
+    for (int i = 0; i < tt->n_inputs; i++) {
+        cudaFree(tt->inputs[i].data);
+        tt->inputs[i].data = saved_in[i];
+    }
+}
+
 static bool handle_run(json_t *req, cudaStream_t stream)
 {
     struct trial_tensors tt;
@@ -221,6 +265,11 @@ static bool handle_run(json_t *req, cudaStream_t stream)
     }
     bool profile = json_is_true(json_object_get(req, "profile"));
     int warmup = (int)json_integer_value(json_object_get(req, "warmup"));
+    void *saved_in[MAX_TENSORS], *saved_out[MAX_TENSORS];
+    if (profile && use_local_copies(&tt, saved_in, saved_out) < 0) {
+        send_error("oom", "cannot make local copies of the trial tensors for profiling");
+        return true;
+    }
     for (int i = 0; i < warmup; i++) {
         int rc = call_once(&tt, stream);
         if (rc == -1000)
@@ -235,6 +284,8 @@ static bool handle_run(json_t *req, cudaStream_t stream)
     if (rc == -1000)
         return false;
     double t1 = wall_ms();
+    if (profile)
+        drop_local_copies(&tt, saved_in, saved_out);
     close_tensors(&tt);
     send(json_pack("{s:b, s:i, s:f}", "ok", 1, "status", rc, "wall_ms", t1 - t0));
     return true;
@@ -346,7 +397,7 @@ static bool handle_time(json_t *req, cudaStream_t stream)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: cutegen-worker --so KERNEL.so [--device N]\n"
+    fprintf(f, "usage: cutegen-worker --so KERNEL.so [--device N] [--requests FILE]\n"
                "Runs one candidate for the cutegen orchestrator (JSON lines on stdin/stdout).\n"
                "       cutegen-worker --probe   prints the GPU's facts as JSON\n");
 }
@@ -363,14 +414,21 @@ static int probe(int device)
     }
     cudaDriverGetVersion(&driver);
     cudaRuntimeGetVersion(&runtime);
+    int sm_khz = 0, mem_khz = 0, bus_bits = 0;
+    cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, device);
+    cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device);
+    cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device);
     char cc[16];
     snprintf(cc, sizeof cc, "%d.%d", p.major, p.minor);
-    send(json_pack("{s:b, s:s, s:s, s:i, s:I, s:i, s:I, s:I, s:i, s:i, s:i}", "ok", 1, "name",
+    json_t *facts = json_pack("{s:i, s:i, s:i}", "sm_clock_khz", sm_khz, "mem_clock_khz", mem_khz,
+                              "bus_width_bits", bus_bits);
+    json_object_update_new(facts, json_pack("{s:b, s:s, s:s, s:i, s:I, s:i, s:I, s:I, s:i, s:i, s:i}", "ok", 1, "name",
                    p.name, "cc", cc, "sms", p.multiProcessorCount, "memory_bytes",
                    (json_int_t)p.totalGlobalMem, "l2_bytes", p.l2CacheSize, "smem_per_sm",
                    (json_int_t)p.sharedMemPerMultiprocessor, "smem_per_block_optin",
                    (json_int_t)p.sharedMemPerBlockOptin, "regs_per_sm", p.regsPerMultiprocessor,
                    "driver_version", driver, "runtime_version", runtime));
+    send(facts);
     return 0;
 }
 
@@ -383,7 +441,9 @@ int main(int argc, char **argv)
     const char *so = NULL;
     int device = 0;
     bool do_probe = false;
+    const char *requests = NULL;
     static const struct option opts[] = { { "so", required_argument, NULL, 's' },
+                                          { "requests", required_argument, NULL, 'r' },
                                           { "device", required_argument, NULL, 'd' },
                                           { "probe", no_argument, NULL, 'p' },
                                           { "help", no_argument, NULL, 'h' },
@@ -394,6 +454,7 @@ int main(int argc, char **argv)
         case 's': so = optarg; break;
         case 'd': device = atoi(optarg); break;
         case 'p': do_probe = true; break;
+        case 'r': requests = optarg; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
@@ -402,6 +463,11 @@ int main(int argc, char **argv)
         return probe(device);
     if (!so) {
         usage(stderr);
+        return 2;
+    }
+    /* Requests from a file (a run under ncu, which owns the terminal) instead of stdin. */
+    if (requests && !freopen(requests, "r", stdin)) {
+        fprintf(stderr, "cutegen-worker: cannot open '%s': %s\n", requests, strerror(errno));
         return 2;
     }
     cudaError_t e = cudaSetDevice(device);

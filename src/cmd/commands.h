@@ -12,5 +12,7 @@
 int cmd_eval(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_ask(int argc, char **argv);
 
 #endif

@@ -1,0 +1,32 @@
+// problem: examples/problems/relu_small.py
+// expect: wrong_result
+// trick: computes relu in half precision (x rounded to fp16 and back): relative error up to
+//   2^-11 ~ 4.9e-4, above fp32's atol = rtol = 1e-4. Caught by: the dtype-aware tolerance
+//   (fp32 outputs are judged at 1e-4 whatever the kernel computes in).
+#include <cuda_fp16.h>
+#include <cutegen/abi.h>
+
+__global__ void relu_half(const float *__restrict__ x, float *__restrict__ y, int64_t n)
+{
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += int64_t(gridDim.x) * blockDim.x) {
+        __half h = __float2half_rn(x[i]);
+        h = __hlt(h, __float2half(0.f)) ? __float2half(0.f) : h;
+        y[i] = __half2float(h);
+    }
+}
+
+CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
+                         void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    (void)workspace; (void)workspace_bytes;
+    if (n_in != 1 || n_out != 1 || in[0].dtype != CG_FLOAT32 || out[0].dtype != CG_FLOAT32 ||
+        !cg_is_contiguous(&in[0]) || !cg_is_contiguous(&out[0]) ||
+        cg_numel(&in[0]) != cg_numel(&out[0]))
+        return CG_UNSUPPORTED;
+    const int64_t n = cg_numel(&in[0]);
+    const float *x = static_cast<const float *>(in[0].data);
+    float *y = static_cast<float *>(out[0].data);
+    relu_half<<<1024, 256, 0, stream>>>(x, y, n);
+    return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
+}

@@ -1,0 +1,38 @@
+// problem: examples/problems/relu_small.py
+// expect: ok
+// what: two kernels in sequence on the given stream: the first copies x to y, the second applies
+//   relu to y in place (writing the output twice is legal; only the inputs must stay
+//   untouched). Checks that the timer and the checks see both launches.
+#include <cutegen/abi.h>
+
+__global__ void copy_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t n)
+{
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += int64_t(gridDim.x) * blockDim.x)
+        y[i] = x[i];
+}
+
+__global__ void relu_inplace(float *y, int64_t n)
+{
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+         i += int64_t(gridDim.x) * blockDim.x)
+        y[i] = y[i] < 0.f ? 0.f : y[i];
+}
+
+CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
+                         void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    (void)workspace; (void)workspace_bytes;
+    if (n_in != 1 || n_out != 1 || in[0].dtype != CG_FLOAT32 || out[0].dtype != CG_FLOAT32 ||
+        !cg_is_contiguous(&in[0]) || !cg_is_contiguous(&out[0]) ||
+        cg_numel(&in[0]) != cg_numel(&out[0]))
+        return CG_UNSUPPORTED;
+    const int64_t n = cg_numel(&in[0]);
+    const float *x = static_cast<const float *>(in[0].data);
+    float *y = static_cast<float *>(out[0].data);
+    copy_kernel<<<1024, 256, 0, stream>>>(x, y, n);
+    if (cudaGetLastError() != cudaSuccess)
+        return CG_LAUNCH_FAILED;
+    relu_inplace<<<1024, 256, 0, stream>>>(y, n);
+    return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
+}
