@@ -41,8 +41,19 @@ EXIT_NO_GPU = 5
 EXIT_NO_TORCH = 7
 
 
+def strict_json(obj):
+    """JSON has no NaN or infinity: such floats travel as the strings "nan", "inf", "-inf"."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [strict_json(v) for v in obj]
+    return obj
+
+
 def send(obj):
-    PROTO.write(json.dumps(obj, separators=(",", ":")) + "\n")
+    PROTO.write(json.dumps(strict_json(obj), separators=(",", ":"), allow_nan=False) + "\n")
     PROTO.flush()
 
 

@@ -686,18 +686,21 @@ static int build_candidate(struct eval_ctx *c, build_result *br, strbuf *err)
                                                          ?: "9.0", archbuf);
     char *abi = xasprintf("%s/include", cg_source_dir());
     char *cache = xasprintf("%s/builds", cg_cache_dir());
+    const char *mode = c->o->build_mode ? c->o->build_mode : getenv("CUTEGEN_BUILD_MODE");
     build_config cfg = { .nvcc = nvcc.buf, .cutlass_include = cutlass.buf, .arch = arch,
                          .cache_dir = cache, .abi_include = abi,
-                         .timeout_s = c->o->build_timeout_s, .jobs = 1 };
+                         .timeout_s = c->o->build_timeout_s, .jobs = 1,
+                         .mode = mode && *mode ? mode : NULL };
     progress("building %s for %s", c->o->kernel_path, arch);
     double t0 = now_seconds();
     int rc = build_kernel(&cfg, c->o->kernel_path, br);
     add_seconds(c, "build", now_seconds() - t0);
     json_object_set_new(c->report, "build",
-                        json_pack("{s:s, s:s, s:b, s:f, s:s, s:s?, s:s?, s:s}", "status",
+                        json_pack("{s:s, s:s, s:b, s:f, s:s, s:s?, s:s?, s:s, s:s?}", "status",
                                   build_status_name(br->status), "hash", br->hash, "cached",
                                   br->cached, "seconds", br->seconds, "arch", arch, "so",
-                                  br->so_path, "log", br->log_path, "cutlass", cver.buf));
+                                  br->so_path, "log", br->log_path, "cutlass", cver.buf,
+                                  "mode", br->mode));
     int result = 0;
     if (rc < 0 || br->status == BUILD_TOOL_ERROR) {
         strbuf_addf(err, "the build could not run: %s", br->digest.buf);
@@ -717,7 +720,16 @@ static int build_candidate(struct eval_ctx *c, build_result *br, strbuf *err)
 static int judge_build(struct eval_ctx *c, build_result *br, strbuf *err)
 {
     if (br->status == BUILD_COMPILE_ERROR) {
-        set_verdict(c, VERDICT_COMPILE_ERROR, br->digest.buf);
+        strbuf why = STRBUF_INIT, log = STRBUF_INIT;
+        if (br->log_path)
+            read_file(br->log_path, &log, 64u << 20);
+        strbuf_add(&log, br->digest.buf, br->digest.len);
+        if (integrity_check_link_log(log.buf, &why) == INTEGRITY_REJECTED)
+            set_verdict(c, VERDICT_REJECTED, why.buf);
+        else
+            set_verdict(c, VERDICT_COMPILE_ERROR, br->digest.buf);
+        strbuf_release(&why);
+        strbuf_release(&log);
         return 0;
     }
     if (br->status == BUILD_TIMEOUT) {

@@ -51,6 +51,7 @@ typedef struct eval_opts {
     const char *cutlass_dir; /* NULL: found as build.h says */
     const char *arch;    /* NULL: the GPU's own */
     double build_timeout_s;
+    const char *build_mode; /* "split" or "plain"; NULL: $CUTEGEN_BUILD_MODE, else split */
 } eval_opts;
 
 void eval_opts_init(eval_opts *o);

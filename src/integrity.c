@@ -221,3 +221,26 @@ enum integrity_result integrity_check_object(const char *so_path, strbuf *why)
         return r;
     return check_instructions(so_path, why);
 }
+
+enum integrity_result integrity_check_link_log(const char *log, strbuf *why)
+{
+    int bad = 0;
+    static const char *const markers[] = { "undefined reference to `", "undefined reference to '",
+                                           "undefined symbol: " };
+    for (size_t m = 0; m < sizeof markers / sizeof markers[0]; m++) {
+        for (const char *p = log; (p = strstr(p, markers[m])) != NULL;) {
+            p += strlen(markers[m]);
+            size_t n = strcspn(p, "'` \n(");
+            char *sym = xstrndup(p, n);
+            strip_version(sym);
+            const char *reason = NULL;
+            if (*sym && !integrity_symbol_allowed(sym, &reason) && !strstr(why->buf ?: "", sym)) {
+                strbuf_addf(why, "%scalls '%s', which %s", bad ? "; " : "", sym, reason);
+                bad++;
+            }
+            free(sym);
+            p += n;
+        }
+    }
+    return bad ? INTEGRITY_REJECTED : INTEGRITY_OK;
+}

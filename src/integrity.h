@@ -25,6 +25,10 @@ enum integrity_result {
 
 /* Checks the shared object (and, for clearer messages, its source). */
 enum integrity_result integrity_check_object(const char *so_path, strbuf *why);
+/* Reads a failed build's log for link errors on symbols candidates may not use (a call
+ * into cuBLAS fails to link, since only the CUDA runtime is linked): INTEGRITY_REJECTED
+ * with why naming them, else INTEGRITY_OK (an ordinary compile error). */
+enum integrity_result integrity_check_link_log(const char *log, strbuf *why);
 /* True when the undefined symbol name may be used by a candidate; otherwise *reason says
  * what it is (exposed for tests). */
 bool integrity_symbol_allowed(const char *sym, const char **reason);

@@ -32,6 +32,8 @@ static const char usage_text[] =
     "  --no-cache         recompute the task spec and baselines\n"
     "  --timeout S        time limit of one kernel call (default 60)\n"
     "  --build-timeout S  time limit of the build (default 300)\n"
+    "  --build-mode M     split or plain (see cutegen build --help; default\n"
+    "                     $CUTEGEN_BUILD_MODE, else split)\n"
     "  --seed N           first trial seed (default: random)\n"
     "  --device N         CUDA device (default 0)\n"
     "  --arch ARCH        nvcc arch (default: the GPU's own, sm_90a on Hopper)\n"
@@ -49,7 +51,7 @@ enum {
     OPT_JSON = 256, OPT_TRIALS, OPT_WARMUP, OPT_ITERS, OPT_ATOL, OPT_RTOL, OPT_NO_TIME,
     OPT_NO_BASELINE, OPT_NO_COMPILE, OPT_NO_CACHE, OPT_TIMEOUT, OPT_BUILD_TIMEOUT, OPT_SEED,
     OPT_DEVICE, OPT_ARCH, OPT_CUTLASS, OPT_PYTHON, OPT_WORKER, OPT_WORK_DIR, OPT_TASK,
-    OPT_KERNEL
+    OPT_KERNEL, OPT_BUILD_MODE
 };
 
 static const struct option options[] = {
@@ -67,6 +69,7 @@ static const struct option options[] = {
     { "no-cache", no_argument, NULL, OPT_NO_CACHE },
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
     { "build-timeout", required_argument, NULL, OPT_BUILD_TIMEOUT },
+    { "build-mode", required_argument, NULL, OPT_BUILD_MODE },
     { "seed", required_argument, NULL, OPT_SEED },
     { "device", required_argument, NULL, OPT_DEVICE },
     { "arch", required_argument, NULL, OPT_ARCH },
@@ -125,6 +128,13 @@ static int parse_args(int argc, char **argv, eval_opts *o, bool *json)
         case OPT_BUILD_TIMEOUT:
             bad = parse_double("--build-timeout", optarg, &o->build_timeout_s);
             break;
+        case OPT_BUILD_MODE:
+            if (strcmp(optarg, "split") && strcmp(optarg, "plain")) {
+                error("unknown --build-mode '%s': use split or plain", optarg);
+                return -1;
+            }
+            o->build_mode = optarg;
+            break;
         case OPT_SEED:
             bad = parse_int("--seed", optarg, 1, &seed);
             o->seed = (uint64_t)seed;
@@ -153,9 +163,12 @@ static int parse_args(int argc, char **argv, eval_opts *o, bool *json)
     return 0;
 }
 
+/* A number of the report; "inf" and "nan" arrive as strings (JSON has neither). */
 static double num(json_t *obj, const char *key)
 {
     json_t *v = json_object_get(obj, key);
+    if (json_is_string(v))
+        return strtod(json_string_value(v), NULL);
     return v ? json_number_value(v) : NAN;
 }
 
@@ -179,9 +192,9 @@ static void print_trials(json_t *trials)
         size_t j;
         json_t *o;
         json_array_foreach(json_object_get(t, "outputs"), j, o) {
-            if (num(o, "max_abs_err") > max_abs)
+            if (!(num(o, "max_abs_err") <= max_abs))
                 max_abs = num(o, "max_abs_err");
-            if (num(o, "max_rel_err") > max_rel)
+            if (!(num(o, "max_rel_err") <= max_rel))
                 max_rel = num(o, "max_rel_err");
         }
     }

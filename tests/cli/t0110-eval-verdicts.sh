@@ -30,6 +30,8 @@ expect_grep '^kernel: +median 1\.0' "$TMP/out" "human kernel time"
 FAKE_REF_MODE=wrong expect_exit 1 "wrong outputs" -- ev --json
 check_verdict wrong_result "wrong outputs"
 expect_grep '5 of 5 trials failed; trial 1 \(seed [0-9]+\): output: 2 of 4 elements wrong' "$TMP/out" "message names the trial and the error"
+FAKE_REF_MODE=wrong expect_exit 1 "wrong outputs, human output" -- ev
+expect_grep '^trials: +0/5 passed \(max abs err inf' "$TMP/out" "infinite errors (sent as \"inf\") are shown"
 FAKE_REF_MODE=modified expect_exit 1 "modified inputs" -- ev --json
 check_verdict rejected "modified inputs"
 FAKE_REF_MODE=cached expect_exit 1 "results kept across calls" -- ev --json
@@ -72,4 +74,8 @@ printf '#include <cutegen/abi.h>\n#include <stdlib.h>\nCG_EXPORT int cg_forward(
 expect_exit 1 "a kernel calling system()" -- ev --json --kernel "$TMP/system.cu"
 check_verdict rejected "a kernel calling system()"
 expect_grep "calls 'system'" "$TMP/out" "names the forbidden call"
+printf '#include <cutegen/abi.h>\nextern "C" int cublasSgemm_v2(void *);\nCG_EXPORT int cg_forward(const cg_tensor *i, int ni, cg_tensor *o, int no, void *w, size_t wb, cudaStream_t s) { return cublasSgemm_v2(w); }\n' >"$TMP/cublas.cu"
+expect_exit 1 "a kernel calling cuBLAS (fails to link)" -- ev --json --kernel "$TMP/cublas.cu"
+check_verdict rejected "a kernel calling cuBLAS"
+expect_grep "calls 'cublasSgemm_v2'" "$TMP/out" "names the library call"
 finish

@@ -11,13 +11,15 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 KB=${KB:-../shared/kernelbench}
 ONLY=""
+JOBS=${JOBS:-1}
 OUT=${OUT_DIR:-/tmp/cutegen-gpu-tests}
 while [ $# -gt 0 ]; do
   case "$1" in
     --kernelbench) KB=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    *) echo "usage: $0 [--kernelbench DIR] [--only adversarial|good|examples] [--out DIR]"; exit 2 ;;
+    -j|--jobs) JOBS=$2; shift 2 ;;
+    *) echo "usage: $0 [--kernelbench DIR] [--only adversarial|good|examples] [--out DIR] [-j N]"; exit 2 ;;
   esac
 done
 CUTEGEN=${CUTEGEN:-$ROOT/build/cutegen}
@@ -29,9 +31,8 @@ if ! "$CUTEGEN" doctor >"$OUT/doctor.txt" 2>&1; then
 fi
 cat "$OUT/doctor.txt"
 
-pass=0; fail=0
-table="$OUT/table.txt"
-: >"$table"
+mkdir -p "$OUT/results"
+rm -f "$OUT"/results/*
 # judge KERNEL TASK EXPECT [extra eval flags...]
 judge() {
   local kernel=$1 task=$2 expect=$3; shift 3
@@ -55,7 +56,8 @@ try:
 except Exception:
     print("-")' "$json")
   local ok=FAIL
-  if [ "$got" = "$expect" ]; then ok=ok; pass=$((pass+1)); else fail=$((fail+1)); fi
+  [ "$got" = "$expect" ] && ok=ok
+  local table="$OUT/results/$(basename "$(dirname "$kernel")")-$name.txt"
   printf '%-5s %-28s expect %-15s got %-15s rc=%-2s %7sms  %s\n' "$ok" "$name" "$expect" "$got" "$rc" "$secs" "$speed" | tee -a "$table"
   if [ "$ok" = FAIL ]; then
     python3 -c 'import json,sys
@@ -83,16 +85,23 @@ if [ -z "$ONLY" ] || [ "$ONLY" = good ]; then
   for k in tests/kernels/good/*.cu; do
     p=$(problem_of "$k"); task=${p:-$small}
     case "$task" in level*) task="$KB/$task" ;; esac
-    judge "$k" "$task" "$(expect_of "$k")" --no-compile --iters 20 --warmup 3 --timeout 20
+    judge "$k" "$task" "$(expect_of "$k")" --no-compile --iters 20 --warmup 3 --timeout 20 &
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
   done
+  wait
 fi
 if [ -z "$ONLY" ] || [ "$ONLY" = adversarial ]; then
   for k in tests/kernels/adversarial/*.cu; do
     p=$(problem_of "$k"); task=${p:-$small}
     case "$task" in level*) task="$KB/$task" ;; esac
-    judge "$k" "$task" "$(expect_of "$k")" --no-compile --iters 20 --warmup 3 --timeout 20
+    judge "$k" "$task" "$(expect_of "$k")" --no-compile --iters 20 --warmup 3 --timeout 20 &
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
   done
+  wait
 fi
+cat "$OUT"/results/*.txt >"$OUT/table.txt" 2>/dev/null
+pass=$(grep -c '^ok ' "$OUT/table.txt")
+fail=$(grep -c '^FAIL ' "$OUT/table.txt")
 echo
-echo "GPU tests: $pass passed, $fail failed (details in $OUT)"
+echo "GPU tests: $pass passed, $fail failed (table: $OUT/table.txt)"
 [ "$fail" -eq 0 ]

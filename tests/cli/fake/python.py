@@ -45,7 +45,7 @@ for line in sys.stdin:
     elif op == "check":
         timed = req["id"] == 1000
         bad = mode in ("wrong", "modified") or (mode == "cached" and timed)
-        o = {"name": "output", "ok": not bad, "max_abs_err": 1.0 if bad else 0.0,
+        o = {"name": "output", "ok": not bad, "max_abs_err": "inf" if bad else 0.0,
              "max_rel_err": 0.5 if bad else 0.0}
         msg = "output: 2 of 4 elements wrong; first at index [1]: got NaN (never written?)" if bad else ""
         send({"ok": True, "pass": not bad, "outputs": [o],

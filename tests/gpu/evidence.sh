@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# One GPU-host call that gathers what the closing notes report: cutegen doctor, a
+# parallel prebuild of every kernel, the GPU test suite (tests/gpu/run.sh), profiler
+# digests of an elementwise kernel, a GEMM and a reduction, and the build-speed bench.
+# Everything lands in $OUT/evidence.tar.gz; short tables go to stdout.
+#   tests/gpu/evidence.sh [suite|good|adversarial|examples] [profile] [buildspeed]
+#   (default: suite profile; suite is all three of good, adversarial, examples)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-/tmp/cutegen-evidence}
+mkdir -p "$OUT/work"
+export PATH=/usr/local/cuda/bin:$PATH
+export CUTEGEN_CACHE_DIR=${CUTEGEN_CACHE_DIR:-/tmp/cutegen-cache}
+KB=${KB:-.deps/kernelbench}
+[ -d "$KB" ] || KB=../shared/kernelbench
+sections=${*:-suite profile}
+
+# CUTLASS from a carried wheel when none is configured (the GPU host has no network).
+if [ -z "${CUTLASS_DIR:-}" ] && ls .deps/nvidia_cutlass-*.whl >/dev/null 2>&1; then
+  python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, "/tmp/cutlass-wheel") for n in z.namelist() if n.startswith("cutlass_library/source/include/")]' .deps/nvidia_cutlass-*.whl
+  export CUTLASS_DIR=/tmp/cutlass-wheel/cutlass_library/source
+fi
+CG=build/cutegen
+$CG doctor 2>&1 | tee "$OUT/doctor.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee -a "$OUT/doctor.txt"
+
+t0=$(date +%s)
+$CG build --jobs "$(nproc)" --json -q examples/kernels/*.cu tests/kernels/good/*.cu \
+  tests/kernels/adversarial/*.cu >"$OUT/prebuild.jsonl" 2>"$OUT/prebuild.err"
+echo "prebuild of $(wc -l <"$OUT/prebuild.jsonl") kernels on $(nproc) cores: $(( $(date +%s) - t0 )) s"
+python3 - "$OUT/prebuild.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    try:
+        r = json.loads(line)
+    except ValueError:
+        continue
+    print("  %-26s %-14s %-6s %6.2fs" % (r.get("kernel", "?").split("/")[-1], r.get("status"), r.get("mode", ""), r.get("seconds", 0)))
+PY
+
+# If the default (split) build does not give a working kernel, say so and use plain.
+$CG eval --task examples/problems/relu_small.py --kernel tests/kernels/good/relu_basic.cu \
+  --no-baseline --iters 5 --warmup 1 --trials 1 -q --json >"$OUT/sanity.json" 2>&1
+if ! grep -q '"verdict": "ok"' "$OUT/sanity.json"; then
+  echo "WARNING: the split build failed the sanity eval; using CUTEGEN_BUILD_MODE=plain"
+  head -c 3000 "$OUT/sanity.json"
+  export CUTEGEN_BUILD_MODE=plain
+else
+  echo "sanity eval ok (split build): $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["seconds"])' "$OUT/sanity.json")"
+fi
+
+case " $sections " in *" suite "*)
+  KB=$KB tests/gpu/run.sh --kernelbench "$KB" --out "$OUT/suite" -j "${JOBS:-3}" >"$OUT/suite.log" 2>&1
+  echo "suite exit $?"; cat "$OUT/suite/table.txt"; tail -1 "$OUT/suite.log" ;;
+esac
+
+for part in good adversarial examples; do
+  case " $sections " in *" $part "*)
+    KB=$KB tests/gpu/run.sh --kernelbench "$KB" --only "$part" --out "$OUT/$part" -j "${JOBS:-3}" >"$OUT/$part.log" 2>&1
+    echo "$part exit $?"; cat "$OUT/$part/table.txt"; tail -1 "$OUT/$part.log" ;;
+  esac
+done
+
+case " $sections " in *" profile "*)
+  for spec in "relu examples/kernels/relu.cu examples/problems/relu_small.py" \
+              "matmul examples/kernels/matmul.cu $KB/level1/1_Square_matrix_multiplication_.py" \
+              "sum_dim examples/kernels/sum_dim.cu $KB/level1/47_Sum_reduction_over_a_dimension.py"; do
+    set -- $spec
+    t1=$(date +%s%N)
+    timeout 300 $CG profile --task "$3" --kernel "$2" --work-dir "$OUT/work/profile-$1" -q \
+      >"$OUT/profile-$1.txt" 2>&1
+    rc=$?
+    echo "== profile $1: exit $rc, $(( ($(date +%s%N) - t1) / 1000000 )) ms wall"
+    cat "$OUT/profile-$1.txt" | head -40
+  done ;;
+esac
+
+case " $sections " in *" buildspeed "*)
+  [ -x bench/build_speed.sh ] && bench/build_speed.sh >"$OUT/build_speed.txt" 2>&1
+  tail -30 "$OUT/build_speed.txt" ;;
+esac
+
+rm -f "$OUT"/work/*/profile.ncu-rep.tmp* 2>/dev/null
+tar -czf /tmp/evidence.tar.gz -C "$OUT" . 2>/dev/null
+mkdir -p "${RESULT_DIR:-$OUT}"
+cp /tmp/evidence.tar.gz "${RESULT_DIR:-$OUT}/evidence.tar.gz"
+ls -la "${RESULT_DIR:-$OUT}/evidence.tar.gz"
