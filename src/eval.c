@@ -67,6 +67,9 @@ struct eval_ctx {
     json_t *ready;      /* the reference process's hello */
     json_t *spec;
     uint64_t seed;
+    const char *kernel;   /* the candidate being judged */
+    char *cand_dir;       /* its logs and report (the session's work_dir for eval_run) */
+    json_t *baseline;     /* PyTorch's times, measured once per session */
 };
 
 /* ------------------------------------------------------------------ small helpers */
@@ -315,7 +318,7 @@ static json_t *cached_call(struct eval_ctx *c, const char *what, json_t *req, st
 
 static int worker_start(struct eval_ctx *c, const char *so, strbuf *err)
 {
-    char *log = xasprintf("%s/worker.log", c->work_dir);
+    char *log = xasprintf("%s/worker.log", c->cand_dir ? c->cand_dir : c->work_dir);
     char dev[16];
     snprintf(dev, sizeof dev, "%d", c->o->device);
     const char *argv[] = { c->worker, "--so", so, "--device", dev, NULL };
@@ -604,10 +607,12 @@ static int run_baseline(struct eval_ctx *c, strbuf *err)
     json_t *req = json_pack("{s:s, s:i, s:i, s:b, s:i}", "op", "baseline", "warmup",
                             c->o->warmup, "iters", c->o->iters, "compile",
                             c->o->baseline_compile, "seed", 4242);
-    json_t *b = cached_call(c, what, req, err);
-    if (!b)
+    json_t *b = c->baseline;
+    if (b)
+        json_decref(req);
+    else if (!(b = c->baseline = cached_call(c, what, req, err)))
         return EXIT_BAD_TASK;
-    json_object_set_new(c->report, "baseline", b);
+    json_object_set(c->report, "baseline", b);
     json_t *kt = json_object_get(c->report, "kernel_time");
     double k = json_real_value(json_object_get(kt, "median_ms"));
     json_t *speed = json_object();
@@ -626,7 +631,7 @@ static int run_baseline(struct eval_ctx *c, strbuf *err)
 
 static int prepare(struct eval_ctx *c, strbuf *err)
 {
-    if (!file_exists(c->o->kernel_path)) {
+    if (c->o->kernel_path && !file_exists(c->o->kernel_path)) {
         strbuf_addf(err, "kernel file '%s' does not exist", c->o->kernel_path);
         return EXIT_BAD_KERNEL;
     }
@@ -644,7 +649,6 @@ static int prepare(struct eval_ctx *c, strbuf *err)
     c->gpu = eval_probe_gpu(c->worker, c->o->device, err);
     if (!c->gpu)
         return EXIT_NO_GPU;
-    json_object_set(c->report, "gpu", c->gpu);
     if (c->o->work_dir) {
         c->work_dir = xstrdup(c->o->work_dir);
     } else {
@@ -657,7 +661,6 @@ static int prepare(struct eval_ctx *c, strbuf *err)
         strbuf_addf(err, "cannot create '%s': %s", c->work_dir, strerror(errno));
         return EXIT_INTERNAL;
     }
-    json_object_set_new(c->report, "work_dir", json_string(c->work_dir));
     return 0;
 }
 
@@ -691,9 +694,9 @@ static int build_candidate(struct eval_ctx *c, build_result *br, strbuf *err)
                          .cache_dir = cache, .abi_include = abi,
                          .timeout_s = c->o->build_timeout_s, .jobs = 1,
                          .mode = mode && *mode ? mode : NULL };
-    progress("building %s for %s", c->o->kernel_path, arch);
+    progress("building %s for %s", c->kernel, arch);
     double t0 = now_seconds();
-    int rc = build_kernel(&cfg, c->o->kernel_path, br);
+    int rc = build_kernel(&cfg, c->kernel, br);
     add_seconds(c, "build", now_seconds() - t0);
     json_object_set_new(c->report, "build",
                         json_pack("{s:s, s:s, s:b, s:f, s:s, s:s?, s:s?, s:s, s:s?}", "status",
@@ -773,16 +776,18 @@ static int get_spec(struct eval_ctx *c, strbuf *err)
     return 0;
 }
 
-static int judge(struct eval_ctx *c, strbuf *err)
+/* Judges c->kernel with the session's reference process (started, maybe not ready). */
+static int judge_candidate(struct eval_ctx *c, strbuf *err)
 {
-    int rc = prepare(c, err);
-    if (rc)
-        return rc;
-    if ((rc = ref_start(c, err)))
-        return rc;
+    if (!file_exists(c->kernel)) {
+        strbuf_addf(err, "kernel file '%s' does not exist", c->kernel);
+        return EXIT_BAD_KERNEL;
+    }
+    json_object_set(c->report, "gpu", c->gpu);
+    json_object_set_new(c->report, "work_dir", json_string(c->cand_dir));
     build_result br;
     build_result_init(&br);
-    rc = build_candidate(c, &br, err);
+    int rc = build_candidate(c, &br, err);
     int go_on = rc ? 0 : judge_build(c, &br, err);
     if (go_on < 0)
         rc = -go_on;
@@ -790,10 +795,16 @@ static int judge(struct eval_ctx *c, strbuf *err)
         build_result_release(&br);
         return rc;
     }
-    if ((rc = ref_wait_ready(c, err)) || (rc = get_spec(c, err))) {
+    if ((!c->ready && (rc = ref_wait_ready(c, err))) || (!c->spec && (rc = get_spec(c, err)))) {
         build_result_release(&br);
         return rc;
     }
+    json_object_set_new(c->report, "task", json_pack("{s:s, s:O, s:O, s:O, s:O}", "problem",
+                        c->o->task_path, "inputs", json_object_get(c->spec, "inputs"), "outputs",
+                        json_object_get(c->spec, "outputs"), "flops",
+                        json_object_get(c->spec, "flops"), "min_bytes",
+                        json_object_get(c->spec, "min_bytes")));
+    json_object_set_new(c->report, "torch", json_incref(json_object_get(c->ready, "torch")));
     if (worker_start(c, br.so_path, err) < 0) {
         build_result_release(&br);
         return EXIT_INTERNAL;
@@ -825,36 +836,106 @@ static int judge(struct eval_ctx *c, strbuf *err)
     return 0;
 }
 
-int eval_run(const eval_opts *o, json_t **report, strbuf *err)
+int eval_session_open(const eval_opts *o, eval_session **out, strbuf *err)
 {
-    struct eval_ctx c;
-    memset(&c, 0, sizeof c);
-    c.o = o;
-    c.report = json_object();
-    c.seconds = json_object();
-    c.seed = o->seed ? o->seed : random_seed();
-    json_object_set_new(c.report, "kernel", json_string(o->kernel_path));
-    json_object_set_new(c.report, "seed", json_integer((json_int_t)c.seed));
-    json_object_set(c.report, "seconds", c.seconds);
+    struct eval_ctx *c = xcalloc(1, sizeof *c);
+    c->o = o;
+    c->report = json_object();
+    c->seconds = json_object();
+    *out = c;
     double t0 = now_seconds();
-    int rc = judge(&c, err);
-    if (c.worker_peer.started)
-        peer_stop(&c.worker_peer, 5);
-    if (c.ref.started)
-        peer_stop(&c.ref, 10);
-    add_seconds(&c, "total", now_seconds() - t0);
-    if (!rc && c.work_dir) {
-        char *path = xasprintf("%s/report.json", c.work_dir);
-        json_dump_file(c.report, path, JSON_INDENT(2));
+    int rc = prepare(c, err);
+    if (!rc)
+        rc = ref_start(c, err);
+    add_seconds(c, "session_start", now_seconds() - t0);
+    return rc;
+}
+
+int eval_session_judge(eval_session *c, const char *kernel_path, const char *cand_dir,
+                       json_t **report, strbuf *err)
+{
+    json_decref(c->report);
+    json_decref(c->seconds);
+    c->report = json_object();
+    c->seconds = json_object();
+    c->kernel = kernel_path;
+    free(c->cand_dir);
+    c->cand_dir = xstrdup(cand_dir ? cand_dir : c->work_dir);
+    c->seed = c->o->seed ? c->o->seed : random_seed();
+    int rc = mkdir_p(c->cand_dir, 0755);
+    if (rc < 0) {
+        strbuf_addf(err, "cannot create '%s': %s", c->cand_dir, strerror(errno));
+        *report = json_incref(c->report);
+        return EXIT_INTERNAL;
+    }
+    json_object_set_new(c->report, "kernel", json_string(kernel_path));
+    json_object_set_new(c->report, "seed", json_integer((json_int_t)c->seed));
+    json_object_set(c->report, "seconds", c->seconds);
+    double t0 = now_seconds();
+    rc = judge_candidate(c, err);
+    if (c->worker_peer.started)
+        peer_stop(&c->worker_peer, 5);
+    c->worker_up = false;
+    add_seconds(c, "total", now_seconds() - t0);
+    if (!rc) {
+        char *path = xasprintf("%s/report.json", c->cand_dir);
+        json_dump_file(c->report, path, JSON_INDENT(2));
         free(path);
     }
-    json_decref(c.gpu);
-    json_decref(c.ready);
-    json_decref(c.spec);
-    json_decref(c.seconds);
-    free(c.work_dir);
-    free(c.worker);
-    *report = c.report;
+    *report = json_incref(c->report);
+    return rc;
+}
+
+json_t *eval_session_spec(eval_session *c, strbuf *err)
+{
+    if (!c->ready && ref_wait_ready(c, err))
+        return NULL;
+    if (!c->spec && get_spec(c, err))
+        return NULL;
+    return c->spec;
+}
+
+json_t *eval_session_gpu(eval_session *c)
+{
+    return c->gpu;
+}
+
+const char *eval_session_dir(eval_session *c)
+{
+    return c->work_dir;
+}
+
+void eval_session_close(eval_session *c)
+{
+    if (!c)
+        return;
+    if (c->worker_peer.started)
+        peer_stop(&c->worker_peer, 5);
+    if (c->ref.started)
+        peer_stop(&c->ref, 10);
+    json_decref(c->report);
+    json_decref(c->seconds);
+    json_decref(c->gpu);
+    json_decref(c->ready);
+    json_decref(c->spec);
+    json_decref(c->baseline);
+    free(c->work_dir);
+    free(c->cand_dir);
+    free(c->worker);
+    free(c);
+}
+
+int eval_run(const eval_opts *o, json_t **report, strbuf *err)
+{
+    eval_session *s = NULL;
+    int rc = eval_session_open(o, &s, err);
+    if (rc) {
+        json_object_set_new(s->report, "kernel", json_string(o->kernel_path));
+        *report = json_incref(s->report);
+    } else {
+        rc = eval_session_judge(s, o->kernel_path, NULL, report, err);
+    }
+    eval_session_close(s);
     return rc;
 }
 
@@ -1017,12 +1098,16 @@ int eval_profile(const eval_opts *o, const profile_opts *p, json_t **report, str
     c.report = json_object();
     c.seconds = json_object();
     c.seed = o->seed ? o->seed : random_seed();
+    c.kernel = o->kernel_path;
     json_object_set_new(c.report, "kernel", json_string(o->kernel_path));
     json_object_set(c.report, "seconds", c.seconds);
     double t0 = now_seconds();
     int rc = prepare(&c, err);
-    if (!rc)
+    if (!rc) {
+        c.cand_dir = xstrdup(c.work_dir);
+        json_object_set(c.report, "gpu", c.gpu);
         rc = ref_start(&c, err);
+    }
     build_result br;
     build_result_init(&br);
     if (!rc)
@@ -1041,6 +1126,7 @@ int eval_profile(const eval_opts *o, const profile_opts *p, json_t **report, str
     json_decref(c.spec);
     json_decref(c.seconds);
     free(c.work_dir);
+    free(c.cand_dir);
     free(c.worker);
     *report = c.report;
     return rc;

@@ -63,6 +63,24 @@ void eval_opts_init(eval_opts *o);
  */
 int eval_run(const eval_opts *o, json_t **report, strbuf *err);
 
+/*
+ * A session keeps one problem's reference process (and its task spec and PyTorch
+ * baselines) alive while many candidates are judged, as the agent needs. eval_run() is
+ * a session of one candidate. Each judgement starts a fresh worker.
+ */
+typedef struct eval_ctx eval_session;
+/* Probes the GPU and starts the reference process; returns 0 or an EXIT_* code. The
+ * session must be closed either way. */
+int eval_session_open(const eval_opts *o, eval_session **out, strbuf *err);
+/* Judges one kernel; its logs and report.json go to cand_dir (NULL: the session's). */
+int eval_session_judge(eval_session *s, const char *kernel_path, const char *cand_dir,
+                       json_t **report, strbuf *err);
+/* The task spec (waits for the reference process the first time); borrowed, NULL on error. */
+json_t *eval_session_spec(eval_session *s, strbuf *err);
+json_t *eval_session_gpu(eval_session *s);
+const char *eval_session_dir(eval_session *s);
+void eval_session_close(eval_session *s);
+
 typedef struct profile_opts {
     int warmup;            /* calls before the profiled one (default 3) */
     double timeout_s;      /* the profiling run (default 600) */
