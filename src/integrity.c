@@ -15,7 +15,6 @@ static const struct {
     { "cudaDeviceReset", "resets the device and destroys the harness's buffers" },
     { "cudaSetDevice", "changes the device the harness chose" },
     { "cudaIpc", "opens other processes' memory" },
-    { "cudaGetDriverEntryPoint", "fetches arbitrary driver functions" },
     { "cudaSetDeviceFlags", "changes the device configuration" },
     { "cudaDeviceSetLimit", "changes device-wide limits" },
     { "_ZNSt6thread", "starts a thread" },

@@ -16,6 +16,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+    { "run", cmd_run, "search for the fastest correct kernel of a problem (LLM tree search)" },
     { "eval", cmd_eval, "judge a kernel against a PyTorch problem: verdict, time, speedup" },
     { "build", cmd_build, "compile a kernel into a shared object through the build cache" },
     { "ask", cmd_ask, "send one prompt to a model: reply on stdout, usage and cost on stderr" },

@@ -9,6 +9,7 @@
 #ifndef CUTEGEN_COMMANDS_H
 #define CUTEGEN_COMMANDS_H
 
+int cmd_run(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);

@@ -44,6 +44,9 @@ for line in sys.stdin:
             send({"ok": True, "id": req["id"], "tensors": [tensor, out]})
     elif op == "check":
         timed = req["id"] == 1000
+        state = os.environ.get("FAKE_STATE_DIR")
+        if state and os.path.exists(os.path.join(state, "mode")):
+            mode = open(os.path.join(state, "mode")).read().strip()
         bad = mode in ("wrong", "modified") or (mode == "cached" and timed)
         o = {"name": "output", "ok": not bad, "max_abs_err": "inf" if bad else 0.0,
              "max_rel_err": 0.5 if bad else 0.0}

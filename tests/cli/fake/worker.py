@@ -2,7 +2,8 @@
 """A stand-in for cutegen-worker, for testing the orchestrator on machines without a GPU.
 
 Speaks the worker's protocol (docs/protocol.md); FAKE_WORKER_MODE picks a behaviour:
-ok, crash, hang, cuda_error, unsupported, escape, load_error, no_entry.
+ok, crash, hang, cuda_error, unsupported, escape, load_error, no_entry. With
+FAKE_STATE_DIR set, the kernel's own CG_FAKE_MODE=<mode>[:<ms>] string decides instead.
 """
 import json
 import os
@@ -11,6 +12,19 @@ import sys
 import time
 
 mode = os.environ.get("FAKE_WORKER_MODE", "ok")
+fake_ms = 1.0
+state_dir = os.environ.get("FAKE_STATE_DIR")
+if state_dir and "--so" in sys.argv:
+    # The kernel says how it behaves: a string CG_FAKE_MODE=<mode>[:<ms>] in its object.
+    # The reference stand-in reads the mode from the state file to decide the check.
+    import re
+    so = open(sys.argv[sys.argv.index("--so") + 1], "rb").read()
+    m = re.search(rb"CG_FAKE_MODE=([a-z_]+)(?::([0-9.]+))?", so)
+    if m:
+        mode = m.group(1).decode()
+        fake_ms = float(m.group(2) or 1.0)
+    with open(os.path.join(state_dir, "mode"), "w") as f:
+        f.write(mode)
 
 
 def send(obj):
@@ -47,6 +61,6 @@ for line in sys.stdin:
         send({"ok": True, "status": 0, "wall_ms": 0.5})
     elif op == "time":
         n = req["iters"]
-        ev = [1.0] * n
+        ev = [fake_ms] * n
         wall = [t * (3.0 if mode == "escape" else 1.01) for t in ev]
         send({"ok": True, "status": 0, "times_ms": ev, "wall_ms": wall})

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# cutegen run end to end with a scripted model (tests/agent/responder.py through the
+# command provider) and the stand-in worker and reference (tests/cli/fake/), whose
+# verdicts follow a CG_FAKE_MODE marker in each kernel: a first version that does not
+# compile and its fix, a SEARCH block that matches nothing, a wrong kernel and its fix,
+# a reply with no code, a crashing kernel and its fix, faster kernels. Checks the tree,
+# what the prompts carried, the stop reason, and that a run killed during a model call
+# resumes to the same result without asking any paid question twice.
+. "$(dirname "$0")/lib.sh"
+"$CUTEGEN" doctor >"$TMP/doctor" 2>&1
+grep -q '^ok  *nvcc' "$TMP/doctor" || skip "nvcc is not installed (cutegen doctor says how to get it)"
+grep -q '^ok  *cutlass' "$TMP/doctor" || skip "CUTLASS headers are not installed (scripts/setup.sh installs them)"
+command -v sqlite3 >/dev/null || skip "sqlite3 (the command-line tool) is not installed"
+
+FAKE=$SRC/tests/cli/fake
+run_agent() {  # RUN_DIR [extra flags]
+  local dir=$1; shift
+  "$CUTEGEN" run --task "$SRC/examples/problems/relu_small.py" --command "$SRC/tests/agent/responder.py" \
+    --worker "$FAKE/worker.py" --python "$FAKE/python.py" --children 2 --fix-attempts 2 \
+    --rounds 3 --profile never -q "$@"
+}
+q() { sqlite3 "$1/run.db" "$2"; }
+
+export RESPONDER_DIR=$TMP/resp1 FAKE_STATE_DIR=$TMP/state1
+mkdir -p "$RESPONDER_DIR" "$FAKE_STATE_DIR"
+expect_exit 0 "a scripted run" -- run_agent "$TMP/run1" --run-dir "$TMP/run1"
+expect_grep '^stopped: +rounds: 3 rounds done' "$TMP/out" "the stop reason is printed"
+expect_grep '^best: +node [0-9]+ .*1\.3900 ms' "$TMP/out" "the best kernel is the fastest correct one"
+expect_grep '^verdicts: ok [0-9]+, compile_error 1, runtime_error 1, wrong_result 1' "$TMP/out" "every kind of failure was met once"
+tests=$((tests + 1))
+[ -f "$TMP/run1/best.cu" ] && grep -q 'CG_FAKE_MODE=ok:1.39' "$TMP/run1/best.cu" && echo "ok: best.cu is the best kernel" || { echo "FAIL: best.cu"; failures=$((failures + 1)); }
+tests=$((tests + 1))
+kinds=$(q "$TMP/run1" "select group_concat(kind || ':' || verdict, ' ') from nodes order by id")
+case "$kinds" in "first:compile_error fix_compile:ok"*) echo "ok: the tree starts with a failed first version and its fix ($kinds)";;
+  *) echo "FAIL: tree $kinds"; failures=$((failures + 1));; esac
+expect_grep 'expected an expression' "$RESPONDER_DIR/request-1.json" "the fix prompt carries the compiler's error"
+expect_grep 'matches nothing in the current kernel' "$RESPONDER_DIR/request-3.json" "a SEARCH block that matches nothing is reported back"
+expect_grep 'elements wrong' "$RESPONDER_DIR/request-4.json" "the fix prompt carries the checker's message"
+expect_grep 'held no code' "$RESPONDER_DIR/request-7.json" "a reply without code is reported back"
+expect_grep 'node 2 \(fix_compile, depth 1\): ok, 2.0000 ms' "$RESPONDER_DIR/request-5.json" "optimise prompts carry the branch's history"
+tests=$((tests + 1))
+if grep -l '{{' "$RESPONDER_DIR"/request-*.json >/dev/null; then echo "FAIL: a prompt kept a placeholder"; failures=$((failures + 1)); else echo "ok: no placeholder left in any prompt"; fi
+calls1=$(q "$TMP/run1" "select count(*) from llm_calls")
+
+# The same run, killed by the model during its 6th call, then resumed.
+export RESPONDER_DIR=$TMP/resp2 FAKE_STATE_DIR=$TMP/state2 RESPONDER_KILL_AT=6
+mkdir -p "$RESPONDER_DIR" "$FAKE_STATE_DIR"
+run_agent "$TMP/run2" --run-dir "$TMP/run2" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+tests=$((tests + 1))
+[ "$rc" -eq 137 ] && echo "ok: the run was killed (SIGKILL) during a model call" || { echo "FAIL: exit $rc, expected 137"; failures=$((failures + 1)); }
+before=$(q "$TMP/run2" "select count(*) from llm_calls")
+expect_exit 0 "resume" -- run_agent "$TMP/run2" --resume "$TMP/run2"
+expect_grep '^best: +node [0-9]+ .*1\.3900 ms' "$TMP/out" "the resumed run finds the same best"
+tests=$((tests + 1))
+calls2=$(q "$TMP/run2" "select count(*) from llm_calls")
+asked=$(ls "$RESPONDER_DIR"/request-*.json | wc -l)
+if [ "$calls2" -eq "$calls1" ] && [ "$before" -eq 6 ]; then echo "ok: the resumed run recorded $calls2 calls, as the uninterrupted one ($before before the kill)"; else
+  echo "FAIL: calls $calls2 (uninterrupted $calls1, before the kill $before)"; failures=$((failures + 1)); fi
+tests=$((tests + 1))
+same=$(q "$TMP/run1" "select group_concat(kind || verdict, ',') from nodes order by id")
+same2=$(q "$TMP/run2" "select group_concat(kind || verdict, ',') from nodes order by id")
+[ "$same" = "$same2" ] && echo "ok: the resumed tree equals the uninterrupted one" || { echo "FAIL: trees differ: $same vs $same2"; failures=$((failures + 1)); }
+expect_exit 2 "resume of a run that does not exist" -- run_agent "$TMP/none" --resume "$TMP/none"
+finish
