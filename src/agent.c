@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,17 +415,18 @@ static int64_t make_child(struct agent *a, int64_t parent, const char *kind, int
 
 /* A child and its fixes: judged, and on failure fixed up to fix_attempts times.
  * Returns the last node made (0 if none), or -1 when the model cannot be asked. */
-static int64_t grow(struct agent *a, int64_t parent, const char *kind, const char *tag,
-                    strbuf *err, int *fatal)
+/* Continues a child made by make_child (node, or 0 with why saying why the reply was
+ * unusable): judges it and, on failure, fixes it up to fix_attempts times. Returns the
+ * last node made (0 if none), or -1 when the model cannot be asked (err set). */
+static int64_t grow_from(struct agent *a, int64_t parent, const char *kind, const char *tag,
+                         int64_t node, strbuf *why, strbuf *err, int *fatal)
 {
-    strbuf why = STRBUF_INIT;
-    int64_t node = make_child(a, parent, kind, 0, tag, NULL, &why);
     for (int attempt = 1; node >= 0 && attempt <= a->o->fix_attempts; attempt++) {
         if (node == 0) { /* no usable code: ask again, saying why */
             strbuf msg = STRBUF_INIT;
-            strbuf_add(&msg, why.buf, why.len);
-            strbuf_reset(&why);
-            node = make_child(a, parent, kind, attempt, tag, msg.buf, &why);
+            strbuf_add(&msg, why->buf, why->len);
+            strbuf_reset(why);
+            node = make_child(a, parent, kind, attempt, tag, msg.buf, why);
             strbuf_release(&msg);
             continue;
         }
@@ -437,20 +439,74 @@ static int64_t grow(struct agent *a, int64_t parent, const char *kind, const cha
         store_node_release(&sn);
         if (ok)
             break;
-        node = make_child(a, node, fk, attempt, tag, NULL, &why);
+        node = make_child(a, node, fk, attempt, tag, NULL, why);
     }
-    if (node > 0 && !*fatal) {
-        store_node sn;
-        store_node_get(a->st, node, &sn);
-        bool pending = !sn.verdict;
-        store_node_release(&sn);
-        if (pending)
-            *fatal = judge_node(a, node, err);
-    }
+    if (node > 0 && !*fatal)
+        *fatal = judge_node(a, node, err); /* a no-op when already judged */
     if (node < 0)
-        strbuf_addf(err, "%s", why.buf);
+        strbuf_addf(err, "%s", why->buf);
+    return node;
+}
+
+static int64_t grow(struct agent *a, int64_t parent, const char *kind, const char *tag,
+                    strbuf *err, int *fatal)
+{
+    strbuf why = STRBUF_INIT;
+    int64_t node = make_child(a, parent, kind, 0, tag, NULL, &why);
+    node = grow_from(a, parent, kind, tag, node, &why, err, fatal);
     strbuf_release(&why);
     return node;
+}
+
+/* One child slot of a round: its first reply is asked for in a thread of its own. */
+struct slot {
+    struct agent *a;
+    int64_t parent;
+    const char *kind;
+    char tag[64];
+    int64_t node;
+    strbuf why;
+    pthread_t thread;
+};
+
+static void *ask_slot(void *arg)
+{
+    struct slot *s = arg;
+    s->node = make_child(s->a, s->parent, s->kind, 0, s->tag, NULL, &s->why);
+    return NULL;
+}
+
+/* A round's children: the model is asked for all of them at once (the calls are I/O),
+ * then each is judged and fixed in turn (the GPU judges one thing at a time). */
+static int grow_round(struct agent *a, int round, const int64_t *parents, size_t np, strbuf *err)
+{
+    int n = a->o->children, fatal = 0;
+    struct slot *slots = xcalloc((size_t)n, sizeof *slots);
+    for (int c = 0; c < n; c++) {
+        struct slot *s = &slots[c];
+        s->a = a;
+        s->parent = parents[(c == n - 1 && np > 1) ? 1 : 0];
+        s->kind = c % 2 ? "tune" : "optimise";
+        snprintf(s->tag, sizeof s->tag, "in round %d, child %d of %d", round, c + 1, n);
+        strbuf_init(&s->why);
+        if (pthread_create(&s->thread, NULL, ask_slot, s) != 0)
+            ask_slot(s), s->thread = 0;
+    }
+    for (int c = 0; c < n; c++)
+        if (slots[c].thread)
+            pthread_join(slots[c].thread, NULL);
+    for (int c = 0; c < n && !fatal && !a->stop_reason; c++) {
+        struct slot *s = &slots[c];
+        int64_t made = grow_from(a, s->parent, s->kind, s->tag, s->node, &s->why, err, &fatal);
+        if (made < 0 && !fatal) {
+            a->stop_reason = xasprintf("budget or model: %s", err->buf);
+            strbuf_reset(err);
+        }
+    }
+    for (int c = 0; c < n; c++)
+        strbuf_release(&slots[c].why);
+    free(slots);
+    return fatal;
 }
 
 /* ------------------------------------------------------------------ the search */
@@ -664,19 +720,7 @@ static int search(struct agent *a, strbuf *err)
         size_t np = select_parents(a, parents, 2, horizon);
         progress("round %d: best node %lld at %.4f ms; %d children", round, (long long)best,
                  before, a->o->children);
-        for (int c = 0; c < a->o->children && !fatal; c++) {
-            int64_t parent = parents[(c == a->o->children - 1 && np > 1) ? 1 : 0];
-            const char *kind = c % 2 ? "tune" : "optimise";
-            char tag[64];
-            snprintf(tag, sizeof tag, "in round %d, child %d of %d", round, c + 1, a->o->children);
-            int64_t made = grow(a, parent, kind, tag, err, &fatal);
-            if (made < 0 && !fatal) {
-                a->stop_reason = xasprintf("budget or model: %s", err->buf);
-                strbuf_reset(err);
-                break;
-            }
-        }
-        if (fatal)
+        if ((fatal = grow_round(a, round, parents, np, err)))
             return fatal;
         int64_t next = round_horizon(a, round + 1, false);
         double after = node_time(a, best_within(a, next >= 0 ? next : max_node_id(a)));

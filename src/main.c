@@ -21,6 +21,8 @@ static const struct command commands[] = {
     { "build", cmd_build, "compile a kernel into a shared object through the build cache" },
     { "ask", cmd_ask, "send one prompt to a model: reply on stdout, usage and cost on stderr" },
     { "profile", cmd_profile, "profiler digest of a kernel (Nsight Compute), and its structure" },
+    { "report", cmd_report, "tables and plots of one or more runs: speedups, fast_p, cost (md, csv, html, json)" },
+    { "export", cmd_export, "each task's best kernel as a KernelBench ModelNew file (load_inline)" },
     { "doctor", cmd_doctor, "say what is installed, what is missing, and how to get it" },
 };
 

@@ -1366,3 +1366,81 @@ bool store_contains(store *s, const char *needle)
     unlock(s);
     return hit;
 }
+
+/* ================================================================ read-only queries (report, export) */
+
+int store_task_ids(store *s, int64_t **ids, size_t *n)
+{
+    *ids = NULL;
+    *n = 0;
+    lock(s);
+    sqlite3_stmt *st = prep(s, "SELECT id FROM tasks ORDER BY id", "");
+    int ret = st ? 0 : -1;
+    size_t cap = 0;
+    while (st) {
+        int rc = sqlite3_step(st);
+        if (rc == SQLITE_DONE)
+            break;
+        if (rc != SQLITE_ROW) {
+            db_error(s, "unable to list tasks");
+            ret = -1;
+            break;
+        }
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 16;
+            *ids = xrealloc(*ids, cap * sizeof **ids);
+        }
+        (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    unlock(s);
+    if (ret < 0) {
+        free(*ids);
+        *ids = NULL;
+        *n = 0;
+    }
+    return ret;
+}
+
+int store_task_span(store *s, int64_t task, double *first, double *last)
+{
+    *first = *last = NAN;
+    lock(s);
+    sqlite3_stmt *st = prep(s,
+                            "SELECT min(t0), max(t1) FROM ("
+                            " SELECT created_at AS t0, created_at AS t1 FROM tasks WHERE id = ?1"
+                            " UNION ALL SELECT min(created_at), max(coalesce(judged_at, created_at))"
+                            "  FROM nodes WHERE task_id = ?1"
+                            " UNION ALL SELECT min(created_at), max(created_at) FROM llm_calls WHERE task_id = ?1"
+                            " UNION ALL SELECT min(created_at), max(created_at) FROM events WHERE task_id = ?1"
+                            " UNION ALL SELECT NULL, max(updated_at) FROM task_kv WHERE task_id = ?1)",
+                            "i", task);
+    int ret = -1;
+    if (st) {
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            *first = col_double(st, 0);
+            *last = col_double(st, 1);
+            ret = 0;
+        } else {
+            db_error(s, "unable to read a task's times");
+        }
+        sqlite3_finalize(st);
+    }
+    unlock(s);
+    return ret;
+}
+
+char *store_node_latest_report(store *s, int64_t node)
+{
+    char *rel = NULL;
+    lock(s);
+    query_text(s, &rel,
+               "SELECT report_path FROM evaluations WHERE node_id = ? AND report_path IS NOT NULL "
+               "ORDER BY id DESC LIMIT 1", "i", node);
+    unlock(s);
+    if (!rel)
+        return NULL;
+    char *abs = xasprintf("%s/%s", s->dir, rel);
+    free(rel);
+    return abs;
+}

@@ -154,4 +154,15 @@ int store_totals(store *s, int64_t task, double *cost_usd, int64_t *calls, int64
  * never reached the run. */
 bool store_contains(store *s, const char *needle);
 
+/* ---------------------------------------------------------------- read-only queries */
+
+/* Every task's id, in id order (*ids malloc'd; free it). 0 or -1. */
+int store_task_ids(store *s, int64_t **ids, size_t *n);
+/* The earliest and latest time (unix seconds) anything of the task was recorded: its
+ * row, nodes (made and judged), model calls, events, key/values. NAN when unknown. */
+int store_task_span(store *s, int64_t task, double *first, double *last);
+/* The absolute path of the report of a node's latest judgment (eval.json, or
+ * eval.<k>.json after a re-timing), malloc'd; NULL when none. */
+char *store_node_latest_report(store *s, int64_t node);
+
 #endif

@@ -1,0 +1,53 @@
+// recipes/ops.cuh: the elementwise operators of the recipe expression language, as
+// device functions on float (fp16/bf16 values are widened to float, computed, rounded
+// once at the end). Each mirrors PyTorch's own formula, NaN propagation included;
+// src/recipe.c's evaluator mirrors each one on the CPU (keep the two in step).
+// Inlined into every generated kernel by the generator (recipe:inline).
+#pragma once
+#include <cstdint>
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+
+namespace cgr {
+
+__device__ __forceinline__ float relu(float v) { return v < 0.f ? 0.f : v; }
+__device__ __forceinline__ float sigmoid(float v) { return 1.f / (1.f + expf(-v)); }
+__device__ __forceinline__ float silu(float v) { return v / (1.f + expf(-v)); }
+__device__ __forceinline__ float gelu(float v) { return 0.5f * v * (1.f + erff(v * 0.70710678118654752f)); }
+__device__ __forceinline__ float gelu_tanh(float v)
+{
+    return 0.5f * v * (1.f + tanhf(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+}
+__device__ __forceinline__ float elu(float v, float alpha) { return v > 0.f ? v : alpha * expm1f(v); }
+__device__ __forceinline__ float selu(float v)
+{
+    return 1.0507009873554805f * (v > 0.f ? v : 1.6732632423543772f * expm1f(v));
+}
+__device__ __forceinline__ float leaky_relu(float v, float slope) { return v > 0.f ? v : v * slope; }
+__device__ __forceinline__ float clamp(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+__device__ __forceinline__ float hardsigmoid(float v) { return fminf(fmaxf(v + 3.f, 0.f), 6.f) / 6.f; }
+__device__ __forceinline__ float hardswish(float v) { return v * fminf(fmaxf(v + 3.f, 0.f), 6.f) / 6.f; }
+__device__ __forceinline__ float softplus(float v, float beta, float threshold)
+{
+    return v * beta > threshold ? v : log1pf(expf(v * beta)) / beta;
+}
+__device__ __forceinline__ float softsign(float v) { return v / (1.f + fabsf(v)); }
+__device__ __forceinline__ float mish(float v) { return v * tanhf(softplus(v, 1.f, 20.f)); }
+__device__ __forceinline__ float logsigmoid(float v) { return -softplus(-v, 1.f, 20.f); }
+// torch.maximum/minimum propagate NaN.
+__device__ __forceinline__ float maximum(float a, float b) { return (a != a || a > b) ? a : b; }
+__device__ __forceinline__ float minimum(float a, float b) { return (a != a || a < b) ? a : b; }
+__device__ __forceinline__ float powc(float a, float e) { return powf(a, e); }
+
+// Loads and stores of one element of any supported type, as float.
+__device__ __forceinline__ float to_f(float v) { return v; }
+__device__ __forceinline__ float to_f(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f(__nv_bfloat16 v) { return __bfloat162float(v); }
+__device__ __forceinline__ float to_f(int64_t v) { return float(v); }
+__device__ __forceinline__ float to_f(bool v) { return v ? 1.f : 0.f; }
+template <class T> __device__ __forceinline__ T from_f(float v);
+template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
+template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
+template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+}  // namespace cgr
