@@ -64,7 +64,48 @@ struct agent {
     int verdicts[6];
     int stale_rounds;
     bool profiling_on;
+    bool live;            /* a terminal: one status line, rewritten in place */
+    double started;
+    int rounds_done;
 };
+
+static int64_t max_node_id(struct agent *a);
+static int64_t best_within(struct agent *a, int64_t horizon);
+
+/* Where the run stands: task, round, best so far, verdicts, spend, elapsed and ETA. On a
+ * terminal one line rewritten in place; otherwise a log line (at round ends). */
+static void show_progress(struct agent *a, int round, bool round_end)
+{
+    if (!a->live && !round_end)
+        return;
+    double elapsed = now_seconds() - a->started;
+    strbuf line = STRBUF_INIT;
+    const char *base = strrchr(a->o->task_path, '/');
+    strbuf_addf(&line, "[%s] round %d/%d", base ? base + 1 : a->o->task_path, round,
+                a->o->max_rounds);
+    int64_t best = best_within(a, max_node_id(a));
+    store_node b;
+    if (best > 0 && store_node_get(a->st, best, &b) == 0) {
+        strbuf_addf(&line, " | best %.4f ms (%.2fx)", b.time_ms, b.speedup);
+        store_node_release(&b);
+    } else {
+        strbuf_adds(&line, " | no correct kernel yet");
+    }
+    strbuf_addf(&line, " | ok %d ce %d re %d wr %d to %d rj %d", a->verdicts[0], a->verdicts[1],
+                a->verdicts[2], a->verdicts[3], a->verdicts[4], a->verdicts[5]);
+    double cost = 0;
+    int64_t calls = 0, tin = 0, tout = 0;
+    store_totals(a->st, a->task, &cost, &calls, &tin, &tout);
+    strbuf_addf(&line, " | %lld calls $%.3f | %.0f s", (long long)calls, cost, elapsed);
+    if (a->rounds_done > 0 && a->rounds_done < a->o->max_rounds)
+        strbuf_addf(&line, ", at most ~%.0f s left",
+                    elapsed / a->rounds_done * (a->o->max_rounds - a->rounds_done));
+    if (a->live)
+        fprintf(stderr, "\r\033[K%s", line.buf);
+    else
+        progress("%s", line.buf);
+    strbuf_release(&line);
+}
 
 /* ------------------------------------------------------------------ facts for prompts */
 
@@ -312,6 +353,7 @@ static int judge_node(struct agent *a, int64_t node, strbuf *err)
             progress("node %lld: ok, %.4f ms (%.2fx eager)", (long long)node, t, sp);
         else
             progress("node %lld: %s", (long long)node, verdict);
+        show_progress(a, a->rounds_done + 1, false);
         free(text);
         free(fp);
     }
@@ -476,6 +518,28 @@ static void *ask_slot(void *arg)
     return NULL;
 }
 
+/* Builds the round's new children in parallel, so that judging them finds them built. */
+static void prebuild_slots(struct agent *a, struct slot *slots, int n)
+{
+    char **paths = xcalloc((size_t)n, sizeof *paths);
+    int k = 0;
+    for (int c = 0; c < n; c++) {
+        store_node sn;
+        if (slots[c].node > 0 && store_node_get(a->st, slots[c].node, &sn) == 0) {
+            if (!sn.verdict && sn.source_path)
+                paths[k++] = xstrdup(sn.source_path);
+            store_node_release(&sn);
+        }
+    }
+    strbuf err = STRBUF_INIT;
+    if (k > 1 && eval_session_prebuild(a->ev, (const char *const *)paths, k, &err))
+        warning("parallel builds failed (%s); each kernel is built when judged", err.buf);
+    strbuf_release(&err);
+    for (int i = 0; i < k; i++)
+        free(paths[i]);
+    free(paths);
+}
+
 /* A round's children: the model is asked for all of them at once (the calls are I/O),
  * then each is judged and fixed in turn (the GPU judges one thing at a time). */
 static int grow_round(struct agent *a, int round, const int64_t *parents, size_t np, strbuf *err)
@@ -495,6 +559,7 @@ static int grow_round(struct agent *a, int round, const int64_t *parents, size_t
     for (int c = 0; c < n; c++)
         if (slots[c].thread)
             pthread_join(slots[c].thread, NULL);
+    prebuild_slots(a, slots, n);
     for (int c = 0; c < n && !fatal && !a->stop_reason; c++) {
         struct slot *s = &slots[c];
         int64_t made = grow_from(a, s->parent, s->kind, s->tag, s->node, &s->why, err, &fatal);
@@ -727,6 +792,8 @@ static int search(struct agent *a, strbuf *err)
         a->stale_rounds = (isfinite(before) && isfinite(after) &&
                            after > before * (1 - a->o->plateau_gain))
                               ? a->stale_rounds + 1 : 0;
+        a->rounds_done = round;
+        show_progress(a, round, true);
         if (next < 0) { /* not a replayed round */
             char ev[160];
             snprintf(ev, sizeof ev, "{\"round\":%d,\"best_before_ms\":%.6f,\"best_after_ms\":%.6f}",
@@ -845,12 +912,18 @@ int agent_run(agent_opts *o, strbuf *err)
     struct agent a;
     memset(&a, 0, sizeof a);
     a.o = o;
+    a.started = now_seconds();
+    a.live = !cg_quiet && isatty(2);
+    if (a.live)
+        cg_quiet = true; /* the status line replaces the evaluation's own progress lines */
     char *dir = NULL;
     if (!o->run_dir)
         o->run_dir = dir = default_run_dir(o->task_path);
     int rc = open_everything(&a, err);
     if (!rc)
         rc = search(&a, err);
+    if (a.live)
+        fputc('\n', stderr);
     if (!rc)
         finish(&a);
     if (a.llm) {

@@ -664,59 +664,99 @@ static int prepare(struct eval_ctx *c, strbuf *err)
     return 0;
 }
 
-static int build_candidate(struct eval_ctx *c, build_result *br, strbuf *err)
-{
-    strbuf cutlass = STRBUF_INIT, cver = STRBUF_INIT, how = STRBUF_INIT;
-    strbuf nvcc = STRBUF_INIT, nver = STRBUF_INIT;
-    if (cutlass_locate(c->o->cutlass_dir, &cutlass, &cver, &how) < 0) {
-        strbuf_addf(err, "%s", how.buf);
-        strbuf_release(&cutlass);
-        strbuf_release(&cver);
-        strbuf_release(&how);
-        return EXIT_NO_CUTLASS;
-    }
-    strbuf_reset(&how);
-    if (nvcc_locate(&nvcc, &nver, &how) < 0) {
-        strbuf_addf(err, "%s", how.buf);
-        strbuf_release(&cutlass);
-        strbuf_release(&cver);
-        strbuf_release(&how);
-        return EXIT_NO_TOOL;
-    }
+/* The build configuration of this session: the same for every build, so that a
+ * prebuild (eval_session_prebuild) and the build of a judgement share cache entries. */
+struct build_setup {
+    strbuf cutlass, cver, nvcc, nver;
+    char *abi, *cache;
     char archbuf[16];
+    build_config cfg;
+};
+
+static void build_setup_release(struct build_setup *b)
+{
+    strbuf_release(&b->cutlass);
+    strbuf_release(&b->cver);
+    strbuf_release(&b->nvcc);
+    strbuf_release(&b->nver);
+    free(b->abi);
+    free(b->cache);
+}
+
+static int build_setup_init(struct eval_ctx *c, struct build_setup *b, strbuf *err)
+{
+    memset(b, 0, sizeof *b);
+    strbuf how = STRBUF_INIT;
+    int rc = 0;
+    if (cutlass_locate(c->o->cutlass_dir, &b->cutlass, &b->cver, &how) < 0)
+        rc = EXIT_NO_CUTLASS;
+    else if (strbuf_reset(&how), nvcc_locate(&b->nvcc, &b->nver, &how) < 0)
+        rc = EXIT_NO_TOOL;
+    if (rc) {
+        strbuf_addf(err, "%s", how.buf);
+        strbuf_release(&how);
+        return rc;
+    }
+    strbuf_release(&how);
     const char *arch = c->o->arch ? c->o->arch
                                   : eval_arch_for_cc(json_string_value(json_object_get(c->gpu, "cc"))
-                                                         ?: "9.0", archbuf);
-    char *abi = xasprintf("%s/include", cg_source_dir());
-    char *cache = xasprintf("%s/builds", cg_cache_dir());
+                                                         ?: "9.0", b->archbuf);
+    b->abi = xasprintf("%s/include", cg_source_dir());
+    b->cache = xasprintf("%s/builds", cg_cache_dir());
     const char *mode = c->o->build_mode ? c->o->build_mode : getenv("CUTEGEN_BUILD_MODE");
-    build_config cfg = { .nvcc = nvcc.buf, .cutlass_include = cutlass.buf, .arch = arch,
-                         .cache_dir = cache, .abi_include = abi,
-                         .timeout_s = c->o->build_timeout_s, .jobs = 1,
-                         .mode = mode && *mode ? mode : NULL };
-    progress("building %s for %s", c->kernel, arch);
+    b->cfg = (build_config){ .nvcc = b->nvcc.buf, .cutlass_include = b->cutlass.buf,
+                             .arch = arch, .cache_dir = b->cache, .abi_include = b->abi,
+                             .timeout_s = c->o->build_timeout_s, .jobs = 1,
+                             .mode = mode && *mode ? mode : NULL };
+    return 0;
+}
+
+static int build_candidate(struct eval_ctx *c, build_result *br, strbuf *err)
+{
+    struct build_setup b;
+    int rc = build_setup_init(c, &b, err);
+    if (rc) {
+        build_setup_release(&b);
+        return rc;
+    }
+    progress("building %s for %s", c->kernel, b.cfg.arch);
     double t0 = now_seconds();
-    int rc = build_kernel(&cfg, c->kernel, br);
+    rc = build_kernel(&b.cfg, c->kernel, br);
     add_seconds(c, "build", now_seconds() - t0);
     json_object_set_new(c->report, "build",
                         json_pack("{s:s, s:s, s:b, s:f, s:s, s:s?, s:s?, s:s, s:s?}", "status",
                                   build_status_name(br->status), "hash", br->hash, "cached",
-                                  br->cached, "seconds", br->seconds, "arch", arch, "so",
-                                  br->so_path, "log", br->log_path, "cutlass", cver.buf,
+                                  br->cached, "seconds", br->seconds, "arch", b.cfg.arch, "so",
+                                  br->so_path, "log", br->log_path, "cutlass", b.cver.buf,
                                   "mode", br->mode));
     int result = 0;
     if (rc < 0 || br->status == BUILD_TOOL_ERROR) {
         strbuf_addf(err, "the build could not run: %s", br->digest.buf);
         result = EXIT_NO_TOOL;
     }
-    free(abi);
-    free(cache);
-    strbuf_release(&cutlass);
-    strbuf_release(&cver);
-    strbuf_release(&how);
-    strbuf_release(&nvcc);
-    strbuf_release(&nver);
+    build_setup_release(&b);
     return result;
+}
+
+int eval_session_prebuild(eval_session *c, const char *const *sources, int n, strbuf *err)
+{
+    if (n <= 0)
+        return 0;
+    struct build_setup b;
+    int rc = build_setup_init(c, &b, err);
+    if (!rc) {
+        b.cfg.jobs = 0; /* all CPUs */
+        build_result *results = xcalloc((size_t)n, sizeof *results);
+        for (int i = 0; i < n; i++)
+            build_result_init(&results[i]);
+        progress("building %d kernels in parallel", n);
+        build_many(&b.cfg, sources, n, results);
+        for (int i = 0; i < n; i++)
+            build_result_release(&results[i]);
+        free(results);
+    }
+    build_setup_release(&b);
+    return rc;
 }
 
 /* Build → verdict when the build or the static checks fail. Returns 1 to go on. */

@@ -75,6 +75,9 @@ int eval_session_open(const eval_opts *o, eval_session **out, strbuf *err);
 /* Judges one kernel; its logs and report.json go to cand_dir (NULL: the session's). */
 int eval_session_judge(eval_session *s, const char *kernel_path, const char *cand_dir,
                        json_t **report, strbuf *err);
+/* Builds kernels in parallel on all CPUs into the build cache, so that judging them
+ * later finds them built. Verdicts come from eval_session_judge; 0 or an EXIT_* code. */
+int eval_session_prebuild(eval_session *s, const char *const *sources, int n, strbuf *err);
 /* The task spec (waits for the reference process the first time); borrowed, NULL on error. */
 json_t *eval_session_spec(eval_session *s, strbuf *err);
 json_t *eval_session_gpu(eval_session *s);

@@ -169,6 +169,9 @@ void llm_config_release(llm_config *c);
 char *llm_config_path(const char *path, bool *must_exist);
 /* Reads a JSON config file over c. A missing file that need not exist is no error. */
 int llm_config_load_file(llm_config *c, const char *path, bool must_exist, strbuf *err);
+/* What a command does before its flags: the config file (--config FILE or
+ * --config=FILE found in argv, else the default path) and then the environment. */
+int llm_config_load_cli(int argc, char **argv, llm_config *c, strbuf *err);
 /* Applies CUTEGEN_PROVIDER, CUTEGEN_MODEL, CUTEGEN_BASE_URL. */
 int llm_config_load_env(llm_config *c, strbuf *err);
 /* Splits "prog arg arg" on blanks (no shell, no quoting) into c->command. */

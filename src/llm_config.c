@@ -263,3 +263,23 @@ int llm_config_load_env(llm_config *c, strbuf *err)
         set_string(&c->base_url, v);
     return 0;
 }
+
+int llm_config_load_cli(int argc, char **argv, llm_config *c, strbuf *err)
+{
+    const char *path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--config") && i + 1 < argc)
+            path = argv[i + 1];
+        else if (str_starts_with(argv[i], "--config="))
+            path = argv[i] + strlen("--config=");
+    }
+    bool must_exist;
+    char *file = llm_config_path(path, &must_exist);
+    int rc = llm_config_load_file(c, file, must_exist, err);
+    if (rc == 0)
+        rc = llm_config_load_env(c, err);
+    free(file);
+    return rc;
+}

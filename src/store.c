@@ -1126,7 +1126,10 @@ int64_t store_llm_call_add(store *s, int64_t task, int64_t parent_node, const ch
     return id;
 }
 
-char *store_llm_reply_lookup(store *s, int64_t task, const char *request_hash, int64_t *call_id)
+/* The oldest successful reply with this request hash; unused_only skips replies a node
+ * was already made from. */
+static char *reply_with_hash(store *s, int64_t task, const char *request_hash, int64_t *call_id,
+                             bool unused_only)
 {
     if (call_id)
         *call_id = 0;
@@ -1138,9 +1141,9 @@ char *store_llm_reply_lookup(store *s, int64_t task, const char *request_hash, i
                             "SELECT c.id, c.reply_text FROM llm_calls c "
                             "WHERE c.task_id IS ? AND c.request_hash = ? AND c.failure IS NULL "
                             "AND c.reply_text IS NOT NULL "
-                            "AND NOT EXISTS (SELECT 1 FROM nodes n WHERE n.llm_call_id = c.id) "
+                            "AND (? = 0 OR NOT EXISTS (SELECT 1 FROM nodes n WHERE n.llm_call_id = c.id)) "
                             "ORDER BY c.id LIMIT 1",
-                            "zs", task, request_hash);
+                            "zsi", task, request_hash, (int64_t)unused_only);
     if (st) {
         int rc = sqlite3_step(st);
         if (rc == SQLITE_ROW) {
@@ -1156,33 +1159,14 @@ char *store_llm_reply_lookup(store *s, int64_t task, const char *request_hash, i
     return reply;
 }
 
+char *store_llm_reply_lookup(store *s, int64_t task, const char *request_hash, int64_t *call_id)
+{
+    return reply_with_hash(s, task, request_hash, call_id, true);
+}
+
 char *store_llm_reply_find(store *s, int64_t task, const char *request_hash, int64_t *call_id)
 {
-    if (call_id)
-        *call_id = 0;
-    if (!request_hash)
-        return NULL;
-    char *reply = NULL;
-    lock(s);
-    sqlite3_stmt *st = prep(s,
-                            "SELECT c.id, c.reply_text FROM llm_calls c "
-                            "WHERE c.task_id IS ? AND c.request_hash = ? AND c.failure IS NULL "
-                            "AND c.reply_text IS NOT NULL "
-                            "ORDER BY c.id LIMIT 1",
-                            "zs", task, request_hash);
-    if (st) {
-        int rc = sqlite3_step(st);
-        if (rc == SQLITE_ROW) {
-            if (call_id)
-                *call_id = sqlite3_column_int64(st, 0);
-            reply = col_text(st, 1);
-        } else if (rc != SQLITE_DONE) {
-            db_error(s, "unable to look up an LLM reply");
-        }
-        sqlite3_finalize(st);
-    }
-    unlock(s);
-    return reply;
+    return reply_with_hash(s, task, request_hash, call_id, false);
 }
 
 int64_t store_node_of_call(store *s, int64_t llm_call_id)

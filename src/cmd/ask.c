@@ -248,25 +248,11 @@ static int apply_flag(int opt, const char *arg, llm_config *cfg, struct ask_opts
 /* Defaults, the config file and the environment: everything before the flags. */
 static int load_config(int argc, char **argv, llm_config *cfg)
 {
-    const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            break;
-        if (!strcmp(argv[i], "--config") && i + 1 < argc)
-            path = argv[i + 1];
-        else if (str_starts_with(argv[i], "--config="))
-            path = argv[i] + strlen("--config=");
-    }
-    bool must_exist;
-    char *file = llm_config_path(path, &must_exist);
     strbuf err = STRBUF_INIT;
-    int rc = llm_config_load_file(cfg, file, must_exist, &err);
-    if (rc == 0)
-        rc = llm_config_load_env(cfg, &err);
+    int rc = llm_config_load_cli(argc, argv, cfg, &err);
     if (rc < 0)
         error("%s", err.buf);
     strbuf_release(&err);
-    free(file);
     return rc;
 }
 

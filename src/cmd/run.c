@@ -94,20 +94,11 @@ static void set_str(char **dst, const char *v)
 /* The config file and the environment, before the flags. */
 static int load_llm_config(int argc, char **argv, llm_config *cfg)
 {
-    const char *path = NULL;
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], "--config"))
-            path = argv[i + 1];
-    bool must_exist;
-    char *file = llm_config_path(path, &must_exist);
     strbuf err = STRBUF_INIT;
-    int rc = llm_config_load_file(cfg, file, must_exist, &err);
-    if (rc == 0)
-        rc = llm_config_load_env(cfg, &err);
+    int rc = llm_config_load_cli(argc, argv, cfg, &err);
     if (rc < 0)
         error("%s", err.buf);
     strbuf_release(&err);
-    free(file);
     return rc;
 }
 
