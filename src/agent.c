@@ -24,6 +24,7 @@
 #include "gpu.h"
 #include "kb.h"
 #include "prompt.h"
+#include "recipe.h"
 #include "store.h"
 #include "util.h"
 
@@ -65,6 +66,7 @@ struct agent {
     int stale_rounds;
     bool profiling_on;
     bool live;            /* a terminal: one status line, rewritten in place */
+    bool budget_up;
     double started;
     int rounds_done;
 };
@@ -728,11 +730,108 @@ static bool should_stop(struct agent *a, int round, int64_t best, double before)
     return false;
 }
 
+/* ------------------------------------------------------------------ built-in recipes */
+
+/* The stored node holding exactly this source (a recipe variant made before a resume). */
+static int64_t node_with_source(struct agent *a, const char *source)
+{
+    char sha[65];
+    sha256_hex(source, strlen(source), sha);
+    store_node *nodes = NULL;
+    size_t n = 0;
+    int64_t found = 0;
+    store_nodes(a->st, a->task, &nodes, &n);
+    for (size_t i = 0; i < n && !found; i++)
+        if (nodes[i].source_sha256 && !strcmp(nodes[i].source_sha256, sha))
+            found = nodes[i].id;
+    store_nodes_free(nodes, n);
+    return found;
+}
+
+/*
+ * The built-in proposer: recognise the task, generate every variant worth trying, build
+ * them in parallel and judge each (autotuning through the same evaluation as any
+ * candidate). Returns 0, or an EXIT_* code; *covered says whether the task was
+ * recognised (why, when not).
+ */
+static int plant_recipes(struct agent *a, bool *covered, strbuf *why, strbuf *err)
+{
+    recipe_plan plan;
+    recipe_plan_init(&plan);
+    *covered = recipe_recognise(a->spec, &plan, why) == 0;
+    if (!*covered) {
+        recipe_plan_release(&plan);
+        return 0;
+    }
+    recipe_hw hw;
+    recipe_hw_from_gpu(&a->gpu, &hw);
+    recipe_params params[RECIPE_MAX_VARIANTS];
+    int nv = recipe_variants(&plan, &hw, params, RECIPE_MAX_VARIANTS);
+    int64_t *nodes = xcalloc((size_t)nv + 1, sizeof *nodes);
+    char **paths = xcalloc((size_t)nv + 1, sizeof *paths);
+    int k = 0, fatal = 0;
+    for (int i = 0; i < nv; i++) {
+        strbuf cu = STRBUF_INIT, gerr = STRBUF_INIT;
+        if (recipe_generate(&plan, &params[i], recipe_dir(), &cu, &gerr) == 0) {
+            int64_t id = node_with_source(a, cu.buf);
+            if (!id)
+                id = store_node_add(a->st, a->task, 0, 0, 0, "recipe", cu.buf, 0);
+            store_node sn;
+            if (id > 0 && store_node_get(a->st, id, &sn) == 0) {
+                nodes[k] = id;
+                paths[k++] = xstrdup(sn.source_path);
+                store_node_release(&sn);
+            }
+        } else {
+            warning("recipe variant %d not generated: %s", i, gerr.buf);
+        }
+        strbuf_release(&cu);
+        strbuf_release(&gerr);
+    }
+    strbuf desc = STRBUF_INIT;
+    recipe_describe(&plan, &desc);
+    progress("built-in recipe: %s; %d variants", desc.buf, k);
+    strbuf_release(&desc);
+    strbuf berr = STRBUF_INIT;
+    if (k > 1 && eval_session_prebuild(a->ev, (const char *const *)paths, k, &berr))
+        warning("parallel builds failed (%s); each variant is built when judged", berr.buf);
+    strbuf_release(&berr);
+    for (int i = 0; i < k && !fatal; i++)
+        fatal = judge_node(a, nodes[i], err);
+    for (int i = 0; i < k; i++)
+        free(paths[i]);
+    free(paths);
+    free(nodes);
+    recipe_plan_release(&plan);
+    return fatal;
+}
+
 /* The first node of a fresh run: the seed kernel, or a first version (with fixes). */
 static int plant_root(struct agent *a, strbuf *err)
 {
     int fatal = 0;
-    if (a->o->seed_kernel) {
+    bool builtin = a->o->seed_kernel && !strcmp(a->o->seed_kernel, "builtin");
+    if (a->o->recipes_only || builtin) {
+        bool covered = false;
+        strbuf why = STRBUF_INIT;
+        fatal = plant_recipes(a, &covered, &why, err);
+        if (!fatal && a->o->recipes_only) {
+            int64_t best = store_best_node(a->st, a->task);
+            a->stop_reason = !covered ? xasprintf("no model configured, and the built-in "
+                                                  "recipes do not cover this task (%s)", why.buf)
+                             : best > 0 ? xstrdup("recipes: the best built-in variant (no model "
+                                                  "configured; give --provider to search further)")
+                                        : xstrdup("recipes: no variant was correct");
+        } else if (!fatal && !covered) {
+            progress("the built-in recipes do not cover this task (%s): asking for a first "
+                     "version instead", why.buf);
+            builtin = false;
+        }
+        strbuf_release(&why);
+        if (fatal || a->o->recipes_only || store_best_node(a->st, a->task) > 0)
+            return fatal;
+    }
+    if (a->o->seed_kernel && !builtin) {
         int64_t node = 0;
         store_node *nodes = NULL;
         size_t n = 0;
@@ -770,6 +869,8 @@ static int search(struct agent *a, strbuf *err)
         return fatal;
     if ((fatal = plant_root(a, err))) /* a resumed run replays its stored steps */
         return fatal;
+    if (a->o->recipes_only)
+        return 0;
     for (int round = 1; !a->stop_reason; round++) {
         int64_t horizon = round_horizon(a, round, true);
         int64_t best = best_within(a, horizon);
@@ -855,12 +956,13 @@ static int open_everything(struct agent *a, strbuf *err)
     a->sol_ms = gpu_sol_seconds(&a->gpu, flops, bytes, GPU_DT_FP32) * 1e3;
     a->sol_bound = bytes / gpu_sol_bandwidth(&a->gpu) >= flops / gpu_peak_flops(&a->gpu, GPU_DT_FP32, true)
                        ? "memory" : "compute";
-    if (!o->seed_kernel || true) {
+    llm_budget_init(&a->task_budget, &o->task_limits);
+    a->budget_up = true;
+    if (!o->recipes_only) {
         a->llm = llm_client_new(&o->llm, err);
         if (!a->llm)
             return EXIT_LLM;
     }
-    llm_budget_init(&a->task_budget, &o->task_limits);
     strbuf kerr = STRBUF_INIT;
     if (kb_load(NULL, &a->kb, &kerr) < 0) {
         warning("no knowledge notes: %s", kerr.buf);
@@ -926,10 +1028,10 @@ int agent_run(agent_opts *o, strbuf *err)
         fputc('\n', stderr);
     if (!rc)
         finish(&a);
-    if (a.llm) {
+    if (a.llm)
         llm_client_free(a.llm);
+    if (a.budget_up)
         llm_budget_release(&a.task_budget);
-    }
     kb_free(a.kb);
     eval_session_close(a.ev);
     if (a.st)

@@ -25,7 +25,9 @@ typedef struct agent_opts {
     const char *task_path;
     const char *run_dir;       /* NULL: runs/<date>-<problem> */
     bool resume;               /* continue the run in run_dir */
-    const char *seed_kernel;   /* start the tree from this kernel instead of a first version */
+    const char *seed_kernel;   /* start the tree from this kernel instead of a first version;
+                                  "builtin": from the best built-in recipe variant */
+    bool recipes_only;         /* no model configured: the built-in recipes, autotuned */
     int children;              /* children asked per round (default 3) */
     int fix_attempts;          /* fixes per failed child (default 2) */
     int max_rounds;            /* default 6 */

@@ -1,5 +1,6 @@
 /* cutegen run: take one problem to its best kernel with the agent's tree search. */
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ static const char usage_text[] =
     "\n"
     "search:\n"
     "  --run-dir DIR        where the run goes (default runs/<date>-<problem>)\n"
-    "  --seed-kernel FILE   start from this kernel instead of asking for a first version\n"
+    "  --seed-kernel FILE   start from this kernel instead of asking for a first version;\n"
+    "                       'builtin': from the best variant of the built-in recipes\n"
     "  --children N         children asked per round (default 3)\n"
     "  --fix-attempts N     fixes per failed child (default 2)\n"
     "  --rounds N           at most N rounds (default 6)\n"
@@ -41,6 +43,10 @@ static const char usage_text[] =
     "  --budget-usd X, --budget-calls N, --budget-tokens N, --budget-seconds S\n"
     "judging (as cutegen eval): --trials N, --iters N, --warmup N, --timeout S, --device N,\n"
     "  --no-compile, --python PATH, --worker PATH, --cutlass DIR, --arch ARCH, -q\n"
+    "\n"
+    "With no model configured, run uses the built-in recipes (docs/recipes.md): the task\n"
+    "is recognised from its operator graph, every variant worth trying is built and\n"
+    "judged, and the best is kept.\n"
     "\n"
     "exit codes: 0 the run ended with a recorded stop reason; others as cutegen eval;\n"
     "10 the model could not be set up. See docs/agent.md.\n";
@@ -102,6 +108,26 @@ static int load_llm_config(int argc, char **argv, llm_config *cfg)
     return rc;
 }
 
+static bool provider_given;
+
+/* Whether a model was configured at all: a flag, CUTEGEN_PROVIDER, or the config file. */
+static bool model_configured(int argc, char **argv)
+{
+    if (provider_given || (getenv("CUTEGEN_PROVIDER") && *getenv("CUTEGEN_PROVIDER")))
+        return true;
+    const char *path = NULL;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--config"))
+            path = argv[i + 1];
+    bool must_exist;
+    char *file = llm_config_path(path, &must_exist);
+    json_t *cfg = json_load_file(file, 0, NULL);
+    bool has = cfg && json_object_get(cfg, "provider");
+    json_decref(cfg);
+    free(file);
+    return has;
+}
+
 static int apply(int c, const char *arg, agent_opts *o)
 {
     double d = 0;
@@ -130,6 +156,7 @@ static int apply(int c, const char *arg, agent_opts *o)
     case O_STABLE: rc = number("--stable-steps", arg, 1, &d); o->stable_steps = (int)d; break;
     case O_PROFILE_DEPTH: rc = number("--profile-depth", arg, 1, &d); o->profile_depth = (int)d; break;
     case O_PROVIDER: {
+        provider_given = true;
         int k = llm_provider_from_name(arg);
         if (k < 0)
             return error("unknown provider '%s': use openai, anthropic, command or replay", arg);
@@ -139,8 +166,8 @@ static int apply(int c, const char *arg, agent_opts *o)
     case O_MODEL: set_str(&o->llm.model, arg); break;
     case O_BASE_URL: set_str(&o->llm.base_url, arg); break;
     case O_MAX_TOKENS: rc = number("--max-tokens", arg, 1, &d); o->llm.max_tokens = (int)d; break;
-    case O_COMMAND: llm_config_set_command(&o->llm, arg); o->llm.provider = LLM_PROVIDER_COMMAND; break;
-    case O_REPLAY: set_str(&o->llm.replay_path, arg); o->llm.provider = LLM_PROVIDER_REPLAY; break;
+    case O_COMMAND: provider_given = true; llm_config_set_command(&o->llm, arg); o->llm.provider = LLM_PROVIDER_COMMAND; break;
+    case O_REPLAY: provider_given = true; set_str(&o->llm.replay_path, arg); o->llm.provider = LLM_PROVIDER_REPLAY; break;
     case O_REPLAY_ORDER: o->llm.replay_order = true; break;
     case O_RECORD: set_str(&o->llm.record_path, arg); break;
     case O_CONFIG: break;
@@ -191,6 +218,11 @@ int cmd_run(int argc, char **argv)
         error("run needs --task PROBLEM.py (also when resuming: the problem is checked "
               "against the run's)");
         goto out;
+    }
+    if (!model_configured(argc, argv)) {
+        o.recipes_only = true;
+        progress("no model configured (--provider, CUTEGEN_PROVIDER or the config file): "
+                 "using the built-in recipes, autotuned");
     }
     strbuf err = STRBUF_INIT;
     rc = agent_run(&o, &err);

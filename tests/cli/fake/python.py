@@ -4,7 +4,8 @@
 Called as `python.py -u SCRIPT --task PROBLEM --device N`; speaks the reference process's
 protocol (docs/protocol.md). FAKE_REF_MODE picks a behaviour: ok, wrong, modified,
 cached (trials pass, the timed trial's output is wrong), import_error, no_torch,
-reference_error (the reference fails when making a trial).
+reference_error (the reference fails when making a trial). FAKE_SPEC=FILE answers
+"spec" with that task spec instead of the stand-in one.
 """
 import json
 import os
@@ -35,8 +36,12 @@ for line in sys.stdin:
         send({"ok": True})
         break
     if op == "spec":
-        send({"ok": True, "spec": {"inputs": [tensor], "outputs": [out], "flops": 0,
-                                   "min_bytes": 32, "graph": None}})
+        if os.environ.get("FAKE_SPEC"):  # a real task spec, e.g. tests/data/recipe/*.json
+            spec = json.load(open(os.environ["FAKE_SPEC"]))
+            send({"ok": True, "spec": spec.get("spec", spec)})
+        else:
+            send({"ok": True, "spec": {"inputs": [tensor], "outputs": [out], "flops": 0,
+                                       "min_bytes": 32, "graph": None}})
     elif op == "trial":
         if mode == "reference_error":
             send({"ok": False, "kind": "reference", "error": "RuntimeError: boom"})
