@@ -789,7 +789,7 @@ static int plant_recipes(struct agent *a, bool *covered, strbuf *why, strbuf *er
         strbuf_release(&gerr);
     }
     strbuf desc = STRBUF_INIT;
-    recipe_describe(&plan, &desc);
+    recipe_summary(&plan, &desc);
     progress("built-in recipe: %s; %d variants", desc.buf, k);
     strbuf_release(&desc);
     strbuf berr = STRBUF_INIT;

@@ -23,6 +23,7 @@ static const struct command commands[] = {
     { "profile", cmd_profile, "profiler digest of a kernel (Nsight Compute), and its structure" },
     { "report", cmd_report, "tables and plots of one or more runs: speedups, fast_p, cost (md, csv, html, json)" },
     { "export", cmd_export, "each task's best kernel as a KernelBench ModelNew file (load_inline)" },
+    { "recipe", cmd_recipe, "recognise a task spec and write a kernel from the built-in recipes" },
     { "doctor", cmd_doctor, "say what is installed, what is missing, and how to get it" },
 };
 

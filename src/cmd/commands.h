@@ -15,6 +15,7 @@ int cmd_build(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_ask(int argc, char **argv);
+int cmd_recipe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 

@@ -1,0 +1,235 @@
+// recipes/pointwise.cu: one fused, vectorised pass for a pointwise chain.
+//
+// out = expr(in_0, ..., in_{n-1}) elementwise, where each input is either FULL (the
+// output's shape, contiguous: loaded as 16-byte vectors), SCALAR (one element, a 0-dim
+// tensor such as a Python float passed to forward(): read once per thread) or BCAST
+// (broadcast to the output's shape by strides: stride 0 on the broadcast dimensions,
+// the offset computed from the output index). Math in float, one rounding at the store.
+//
+// Each CTA takes a tile of THREADS x UNROLL x VEC elements (VEC = 16 bytes of the output
+// type), viewed through a CuTe layout (VEC, THREADS, UNROLL) so that in each of UNROLL
+// steps neighbouring threads touch neighbouring 16-byte vectors (coalesced); all
+// vectors of a thread are loaded before any is computed (bytes in flight). The last
+// partial tile, and any call whose pointers are not 16-byte aligned, go element by element.
+//
+// Named parameters (CGR_*): the generator (src/recipe_gen.c) writes them in place of the
+// `recipe:params` line below; the defaults make this file compile on its own (y = relu(x)).
+#include <cutegen/abi.h>
+#include <cute/tensor.hpp>
+#include <type_traits>
+#include "ops.cuh"  // recipe:inline
+
+// recipe:params
+#ifndef CGR_GENERATED
+#define CGR_T float                 // output element type
+#define CGR_OUT_DTYPE CG_FLOAT32
+#define CGR_THREADS 256             // threads per CTA
+#define CGR_UNROLL 4                // 16-byte vectors per thread
+#define CGR_NIN 1                   // inputs of cg_forward (used or not)
+// X(index, element type, kind, cg dtype, ndim, shape...)
+#define CGR_INPUTS(X) X(0, float, CGR_FULL, CG_FLOAT32)
+#define CGR_OUT_NDIM 2
+#define CGR_OUT_SHAPE {4096, 393216}
+#define CGR_IN_NDIMS {2}
+#define CGR_IN_SHAPES {{4096, 393216}}
+__device__ __forceinline__ float cgr_expr(const float *x) { return cgr::relu(x[0]); }
+#endif
+
+namespace cgr_pw {
+
+using namespace cute;
+using T = CGR_T;
+constexpr int kThreads = CGR_THREADS;
+constexpr int kUnroll = CGR_UNROLL;
+constexpr int kVec = 16 / int(sizeof(T));
+constexpr int kTile = kThreads * kUnroll * kVec;
+constexpr int kNin = CGR_NIN;
+static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA");
+static_assert(kUnroll >= 1 && kUnroll <= 16, "vectors per thread");
+
+enum { CGR_UNUSED = 0, CGR_FULL = 1, CGR_SCALAR = 2, CGR_BCAST = 3 };
+
+template <int I> struct In;
+#define CGR_DEF_IN(i, ctype, k, dt) \
+    template <> struct In<i> { using type = ctype; static constexpr int kind = k; static constexpr int dtype = dt; };
+CGR_INPUTS(CGR_DEF_IN)
+#undef CGR_DEF_IN
+
+struct Args {
+    const void *in[kNin];
+    void *out;
+    int64_t n;
+    int ndim;
+    int64_t oshape[CG_MAX_DIMS];
+    int64_t bstride[kNin][CG_MAX_DIMS];  // per input, per output dim (0 where broadcast)
+};
+
+template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
+{
+    if constexpr (I < kNin) {
+        f(std::integral_constant<int, I>{});
+        for_inputs<I + 1>(f);
+    }
+}
+
+// One element of input I at output index idx (not for FULL inputs on the vector path).
+template <int I> __device__ __forceinline__ float load_one(const Args &a, int64_t idx)
+{
+    using E = typename In<I>::type;
+    const E *p = static_cast<const E *>(a.in[I]);
+    if constexpr (In<I>::kind == CGR_FULL) {
+        return cgr::to_f(p[idx]);
+    } else if constexpr (In<I>::kind == CGR_SCALAR) {
+        return cgr::to_f(p[0]);
+    } else if constexpr (In<I>::kind == CGR_BCAST) {
+        int64_t off = 0, r = idx;
+        for (int d = a.ndim - 1; d >= 0; --d) {
+            const int64_t c = r % a.oshape[d];
+            r /= a.oshape[d];
+            off += c * a.bstride[I][d];
+        }
+        return cgr::to_f(p[off]);
+    } else {
+        return 0.f;
+    }
+}
+
+__device__ __forceinline__ float eval_at(const Args &a, int64_t idx)
+{
+    float x[kNin];
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        x[I] = load_one<I>(a, idx);
+    });
+    return cgr_expr(x);
+}
+
+template <bool Vec>
+__global__ void __launch_bounds__(kThreads) pointwise_kernel(const Args a)
+{
+    const int64_t base = int64_t(blockIdx.x) * kTile;
+    T *out = static_cast<T *>(a.out);
+    if (Vec && base + kTile <= a.n) {
+        // (VEC, THREADS, UNROLL): element v of thread t's vector in step u.
+        auto layout = make_layout(make_shape(Int<kVec>{}, Int<kThreads>{}, Int<kUnroll>{}));
+        alignas(16) T raw[kNin > 0 ? kNin : 1][kUnroll][kVec];
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            if constexpr (In<I>::kind == CGR_FULL) {
+                Tensor g = make_tensor(make_gmem_ptr(static_cast<const T *>(a.in[I]) + base), layout);
+                CUTE_UNROLL
+                for (int u = 0; u < kUnroll; ++u)
+                    *reinterpret_cast<uint4 *>(raw[I][u]) =
+                        __ldcs(reinterpret_cast<const uint4 *>(&g(0, threadIdx.x, u)));
+            }
+        });
+        float sval[kNin > 0 ? kNin : 1];
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            if constexpr (In<I>::kind == CGR_SCALAR)
+                sval[I] = load_one<I>(a, 0);
+        });
+        Tensor gy = make_tensor(make_gmem_ptr(out + base), layout);
+        CUTE_UNROLL
+        for (int u = 0; u < kUnroll; ++u) {
+            alignas(16) T res[kVec];
+            CUTE_UNROLL
+            for (int v = 0; v < kVec; ++v) {
+                float x[kNin > 0 ? kNin : 1];
+                for_inputs([&](auto ic) {
+                    constexpr int I = decltype(ic)::value;
+                    if constexpr (In<I>::kind == CGR_FULL)
+                        x[I] = cgr::to_f(raw[I][u][v]);
+                    else if constexpr (In<I>::kind == CGR_SCALAR)
+                        x[I] = sval[I];
+                    else if constexpr (In<I>::kind == CGR_BCAST)
+                        x[I] = load_one<I>(a, base + layout(v, int(threadIdx.x), u));
+                    else
+                        x[I] = 0.f;
+                });
+                res[v] = cgr::from_f<T>(cgr_expr(x));
+            }
+            __stcs(reinterpret_cast<uint4 *>(&gy(0, threadIdx.x, u)), *reinterpret_cast<const uint4 *>(res));
+        }
+    } else {
+        const int64_t end = base + kTile < a.n ? base + kTile : a.n;
+        for (int64_t i = base + threadIdx.x; i < end; i += kThreads)
+            out[i] = cgr::from_f<T>(eval_at(a, i));
+    }
+}
+
+static const int64_t kOutShape[] = CGR_OUT_SHAPE;
+static const int kInNdim[] = CGR_IN_NDIMS;
+static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
+
+}  // namespace cgr_pw
+
+CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
+                         void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    using namespace cgr_pw;
+    (void)workspace; (void)workspace_bytes;
+    if (n_in != kNin || n_out != 1)
+        return CG_UNSUPPORTED;
+    const cg_tensor &y = out[0];
+    if (y.dtype != CGR_OUT_DTYPE || y.ndim != CGR_OUT_NDIM || !cg_is_contiguous(&y))
+        return CG_UNSUPPORTED;
+    for (int d = 0; d < y.ndim; ++d)
+        if (y.shape[d] != kOutShape[d])
+            return CG_UNSUPPORTED;
+    Args a{};
+    a.out = y.data;
+    a.n = cg_numel(&y);
+    a.ndim = y.ndim;
+    for (int d = 0; d < y.ndim; ++d)
+        a.oshape[d] = y.shape[d];
+    bool aligned = (reinterpret_cast<uintptr_t>(y.data) % 16) == 0;
+    bool ok = true;
+
+    auto check = [&](int i, int kind, int dtype) {
+        const cg_tensor &t = in[i];
+        a.in[i] = t.data;
+        if (kind == CGR_UNUSED)
+            return;
+        if (t.dtype != dtype || t.ndim != kInNdim[i]) {
+            ok = false;
+            return;
+        }
+        for (int d = 0; d < t.ndim; ++d)
+            if (t.shape[d] != kInShape[i][d])
+                ok = false;
+        if (kind == CGR_FULL) {
+            ok = ok && cg_is_contiguous(&t);
+            aligned = aligned && (reinterpret_cast<uintptr_t>(t.data) % 16) == 0;
+        } else if (kind == CGR_SCALAR) {
+            ok = ok && cg_numel(&t) == 1;
+        } else if (kind == CGR_BCAST) {
+            const int lead = y.ndim - t.ndim;
+            if (lead < 0) {
+                ok = false;
+                return;
+            }
+            for (int d = 0; d < y.ndim; ++d) {
+                const int j = d - lead;
+                a.bstride[i][d] = (j < 0 || t.shape[j] == 1) ? 0 : t.stride[j];
+                if (j >= 0 && t.shape[j] != 1 && t.shape[j] != y.shape[d])
+                    ok = false;
+            }
+        }
+    };
+#define CGR_CHECK_IN(i, ctype, k, dt) check(i, k, dt);
+    CGR_INPUTS(CGR_CHECK_IN)
+#undef CGR_CHECK_IN
+    if (!ok)
+        return CG_UNSUPPORTED;
+    if (a.n == 0)
+        return CG_OK;
+    const int64_t blocks = (a.n + kTile - 1) / kTile;
+    if (blocks > 0x7fffffff)
+        return CG_UNSUPPORTED;
+    if (aligned)
+        pointwise_kernel<true><<<unsigned(blocks), kThreads, 0, stream>>>(a);
+    else
+        pointwise_kernel<false><<<unsigned(blocks), kThreads, 0, stream>>>(a);
+    return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
+}

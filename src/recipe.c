@@ -1,0 +1,1121 @@
+/*
+ * recipe.c: recognition of a task spec's fx graph into a recipe plan, the plan's
+ * description, and the CPU evaluator of its expressions. See recipe.h for the design.
+ *
+ * The walk: every fx node becomes a value: an expression (a node of the plan's DAG), a
+ * Python constant, or the (values, indices) pair of torch.max/min with a dim. Anything
+ * else stops recognition with "not covered: <why>".
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe.h"
+#include "util.h"
+
+/* ================================================================== plan */
+
+void recipe_plan_init(recipe_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->root = -1;
+    p->epi = -1;
+}
+
+void recipe_plan_release(recipe_plan *p)
+{
+    free(p->nodes);
+    recipe_plan_init(p);
+}
+
+static int add_node(recipe_plan *p, enum rx_op op, int a, int b, double p0, double p1)
+{
+    if (p->n_nodes == p->alloc) {
+        p->alloc = p->alloc ? 2 * p->alloc : 32;
+        p->nodes = xrealloc(p->nodes, (size_t)p->alloc * sizeof *p->nodes);
+    }
+    rx_node *n = &p->nodes[p->n_nodes];
+    n->op = op;
+    n->a = a;
+    n->b = b;
+    n->p0 = p0;
+    n->p1 = p1;
+    n->input = -1;
+    return p->n_nodes++;
+}
+
+const char *recipe_red_name(enum recipe_red r)
+{
+    static const char *names[] = { "sum", "mean", "max", "min", "prod", "argmax", "argmin",
+                                   "softmax", "log_softmax" };
+    return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
+}
+
+/* ================================================================== operator table */
+
+struct op_info {
+    const char *name; /* as fx spells the function or method */
+    enum rx_op op;
+    int arity;
+};
+
+static const struct op_info unary_ops[] = {
+    { "relu", RX_RELU, 1 }, { "sigmoid", RX_SIGMOID, 1 }, { "tanh", RX_TANH, 1 },
+    { "exp", RX_EXP, 1 }, { "log", RX_LOG, 1 }, { "abs", RX_ABS, 1 },
+    { "absolute", RX_ABS, 1 }, { "neg", RX_NEG, 1 }, { "negative", RX_NEG, 1 },
+    { "sqrt", RX_SQRT, 1 }, { "rsqrt", RX_RSQRT, 1 }, { "erf", RX_ERF, 1 },
+    { "sin", RX_SIN, 1 }, { "cos", RX_COS, 1 }, { "reciprocal", RX_RECIP, 1 },
+    { "log1p", RX_LOG1P, 1 }, { "expm1", RX_EXPM1, 1 }, { "square", RX_SQUARE, 1 },
+    { "selu", RX_SELU, 1 }, { "silu", RX_SILU, 1 }, { "mish", RX_MISH, 1 },
+    { "softsign", RX_SOFTSIGN, 1 }, { "hardsigmoid", RX_HARDSIGMOID, 1 },
+    { "hardswish", RX_HARDSWISH, 1 }, { "logsigmoid", RX_LOGSIGMOID, 1 },
+    { "expit", RX_SIGMOID, 1 },
+    { "add", RX_ADD, 2 }, { "sub", RX_SUB, 2 }, { "subtract", RX_SUB, 2 },
+    { "mul", RX_MUL, 2 }, { "multiply", RX_MUL, 2 }, { "div", RX_DIV, 2 },
+    { "divide", RX_DIV, 2 }, { "true_divide", RX_DIV, 2 }, { "truediv", RX_DIV, 2 },
+    { "pow", RX_POW, 2 }, { "maximum", RX_MAX, 2 }, { "minimum", RX_MIN, 2 },
+    { "fmax", RX_MAX, 2 }, { "fmin", RX_MIN, 2 },
+};
+
+/* Modules whose functions fx may name: torch.relu is "torch.relu", F.gelu may be
+ * "torch._C._nn.gelu", x * y is "_operator.mul". */
+static bool known_module(const char *mod, size_t len)
+{
+    static const char *mods[] = { "torch", "torch.nn.functional", "torch._C._nn",
+                                  "torch.special", "_operator", "operator",
+                                  "torch._C._VariableFunctions", "torch._C._special",
+                                  "torch.Tensor", "torch._tensor", "builtins" };
+    for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
+        if (strlen(mods[i]) == len && !strncmp(mods[i], mod, len))
+            return true;
+    return false;
+}
+
+/* ================================================================== walking the graph */
+
+enum val_kind { V_NONE = 0, V_EXPR, V_CONST, V_PAIR };
+
+struct value {
+    char name[96];
+    enum val_kind kind;
+    int node;      /* V_EXPR */
+    double num;    /* V_CONST */
+    bool is_none;  /* V_CONST holding None */
+};
+
+struct walk {
+    recipe_plan *p;
+    strbuf *why;
+    struct value *vals;
+    int n_vals;
+    int n_reductions;
+    int pair_operand; /* V_PAIR: the operand of torch.max/min(x, dim) */
+    bool pair_is_max;
+    int pair_dim;
+    bool pair_keepdim;
+    unsigned char *has_acc, *has_input; /* per plan node */
+};
+
+static int not_covered(struct walk *w, const char *fmt, const char *arg)
+{
+    strbuf_reset(w->why);
+    strbuf_adds(w->why, "not covered: ");
+    strbuf_addf(w->why, fmt, arg);
+    return 1;
+}
+
+static struct value *find_val(struct walk *w, const char *name)
+{
+    for (int i = 0; i < w->n_vals; i++)
+        if (!strcmp(w->vals[i].name, name))
+            return &w->vals[i];
+    return NULL;
+}
+
+/* An fx argument: "%name" refers to a node, a number is a constant, null is None. */
+static int arg_value(struct walk *w, const json_t *a, struct value *out, const char *what)
+{
+    memset(out, 0, sizeof *out);
+    if (json_is_string(a) && json_string_value(a)[0] == '%') {
+        struct value *v = find_val(w, json_string_value(a) + 1);
+        if (!v)
+            return not_covered(w, "argument '%s' names no earlier node", json_string_value(a));
+        *out = *v;
+        return 0;
+    }
+    if (json_is_integer(a) || json_is_real(a)) {
+        out->kind = V_CONST;
+        out->num = json_number_value(a);
+        return 0;
+    }
+    if (json_is_boolean(a)) {
+        out->kind = V_CONST;
+        out->num = json_is_true(a) ? 1 : 0;
+        return 0;
+    }
+    if (json_is_null(a)) {
+        out->kind = V_CONST;
+        out->is_none = true;
+        return 0;
+    }
+    return not_covered(w, "an argument of %s is neither a tensor nor a number", what);
+}
+
+static const json_t *arg_at(const json_t *node, size_t pos, const char *kw)
+{
+    const json_t *args = json_object_get(node, "args");
+    if (json_is_array(args) && pos < json_array_size(args))
+        return json_array_get(args, pos);
+    const json_t *kwargs = json_object_get(node, "kwargs");
+    if (kw && json_is_object(kwargs))
+        return json_object_get(kwargs, kw);
+    return NULL;
+}
+
+static size_t n_args(const json_t *node)
+{
+    const json_t *args = json_object_get(node, "args");
+    return json_is_array(args) ? json_array_size(args) : 0;
+}
+
+/* A numeric argument with a default; -1 not covered when it is a tensor. */
+static int num_arg(struct walk *w, const json_t *node, size_t pos, const char *kw, double dflt,
+                   double *out, const char *what)
+{
+    const json_t *a = arg_at(node, pos, kw);
+    *out = dflt;
+    if (!a)
+        return 0;
+    struct value v;
+    if (arg_value(w, a, &v, what))
+        return -1;
+    if (v.kind != V_CONST) {
+        not_covered(w, "%s with a tensor where a constant is expected", what);
+        return -1;
+    }
+    if (!v.is_none)
+        *out = v.num;
+    return 0;
+}
+
+static void mark(struct walk *w, int n)
+{
+    w->has_acc = xrealloc(w->has_acc, (size_t)w->p->alloc);
+    w->has_input = xrealloc(w->has_input, (size_t)w->p->alloc);
+    const rx_node *x = &w->p->nodes[n];
+    unsigned char acc = x->op == RX_ACC, inp = x->op == RX_INPUT;
+    if (x->a >= 0) {
+        acc |= w->has_acc[x->a];
+        inp |= w->has_input[x->a];
+    }
+    if (x->b >= 0) {
+        acc |= w->has_acc[x->b];
+        inp |= w->has_input[x->b];
+    }
+    w->has_acc[n] = acc;
+    w->has_input[n] = inp;
+}
+
+static int expr_of(struct walk *w, const struct value *v)
+{
+    if (v->kind == V_EXPR)
+        return v->node;
+    int n = add_node(w->p, RX_CONST, -1, -1, v->num, 0);
+    mark(w, n);
+    return n;
+}
+
+/* A new DAG node from operand values; its value in *out. Returns 0, 1 not covered. */
+static int make_op(struct walk *w, enum rx_op op, const struct value *a, const struct value *b,
+                   double p0, double p1, struct value *out, const char *what)
+{
+    if (a->kind == V_PAIR || (b && b->kind == V_PAIR))
+        return not_covered(w, "%s of the (values, indices) pair itself", what);
+    if (a->kind == V_CONST && a->is_none)
+        return not_covered(w, "%s of None", what);
+    int ia = expr_of(w, a), ib = b ? expr_of(w, b) : -1;
+    if (ib >= 0 && ((w->has_acc[ia] && w->has_input[ib]) || (w->has_acc[ib] && w->has_input[ia])))
+        return not_covered(w, "%s combines a reduced value with an input (an epilogue takes "
+                              "constants only; a full-size tensor needs a broadcast back over "
+                              "the reduced dim)", what);
+    int n = add_node(w->p, op, ia, ib, p0, p1);
+    mark(w, n);
+    out->kind = V_EXPR;
+    out->node = n;
+    return 0;
+}
+
+/* Reads a repr such as "ELU(alpha=1.0)" for "alpha=": the number, else dflt. */
+static double repr_num(const char *repr, const char *key, double dflt)
+{
+    const char *s = repr ? strstr(repr, key) : NULL;
+    if (!s)
+        return dflt;
+    char *end;
+    double v = strtod(s + strlen(key), &end);
+    return end == s + strlen(key) ? dflt : v;
+}
+
+/* The dim argument: an int, or a list of one int. */
+static int dim_arg(struct walk *w, const json_t *node, size_t pos, int *dim, bool *given)
+{
+    const json_t *a = arg_at(node, pos, "dim");
+    *given = false;
+    if (!a || json_is_null(a))
+        return 0;
+    if (json_is_array(a)) {
+        if (json_array_size(a) != 1)
+            return not_covered(w, "%s over several dims at once", "a reduction");
+        a = json_array_get(a, 0);
+    }
+    if (!json_is_integer(a))
+        return not_covered(w, "%s with a dim that is not a constant integer", "a reduction");
+    *dim = (int)json_integer_value(a);
+    *given = true;
+    return 0;
+}
+
+static int begin_reduction(struct walk *w, const struct value *x, const char *what)
+{
+    if (w->n_reductions++)
+        return not_covered(w, "more than one reduction (%s is the second)", what);
+    if (x->kind != V_EXPR || !w->has_input[x->node])
+        return not_covered(w, "%s of something that is not a tensor expression of the inputs", what);
+    if (w->has_acc[x->node])
+        return not_covered(w, "%s of an already reduced value", what);
+    return 0;
+}
+
+static int set_reduction(struct walk *w, enum recipe_red red, int operand, int dim, bool keepdim,
+                         struct value *out)
+{
+    recipe_plan *p = w->p;
+    p->red = red;
+    p->root = operand;
+    p->dim = dim;
+    p->keepdim = keepdim;
+    int n = add_node(p, RX_ACC, -1, -1, 0, 0);
+    mark(w, n);
+    out->kind = V_EXPR;
+    out->node = n;
+    return 0;
+}
+
+/* Handles the reductions; returns -2 when name is not one. */
+static int reduction(struct walk *w, const char *name, const json_t *node, const struct value *x,
+                     const char *module_repr, bool is_module, struct value *out)
+{
+    bool soft = !strcmp(name, "softmax") || !strcmp(name, "log_softmax") ||
+                !strcmp(name, "Softmax") || !strcmp(name, "LogSoftmax");
+    static const struct { const char *n; enum recipe_red r; } plain[] = {
+        { "sum", RED_SUM }, { "mean", RED_MEAN }, { "amax", RED_MAX }, { "amin", RED_MIN },
+        { "prod", RED_PROD }, { "argmax", RED_ARGMAX }, { "argmin", RED_ARGMIN },
+    };
+    int dim = 0;
+    bool given = false;
+    if (soft) {
+        enum recipe_red r = (name[0] == 'l' || name[0] == 'L') ? RED_LOGSOFTMAX : RED_SOFTMAX;
+        if (is_module) {
+            if (!module_repr || !strstr(module_repr, "dim="))
+                return not_covered(w, "%s module without a dim (implicit dim is deprecated)", name);
+            dim = (int)repr_num(module_repr, "dim=", 0);
+            if (strstr(module_repr, "dim=None"))
+                return not_covered(w, "%s module with dim=None", name);
+        } else {
+            if (dim_arg(w, node, 1, &dim, &given))
+                return 1;
+            if (!given)
+                return not_covered(w, "%s without a dim", name);
+            /* dtype: torch.softmax(x, dim, dtype) has it third, F.softmax(x, dim,
+             * _stacklevel, dtype) fourth; fx prints a dtype as a string */
+            const json_t *dt = arg_at(node, 99, "dtype");
+            for (size_t i = 2; i < n_args(node); i++)
+                if (json_is_string(arg_at(node, i, NULL)))
+                    dt = arg_at(node, i, NULL);
+            if (dt && !json_is_null(dt))
+                return not_covered(w, "%s with a dtype argument", name);
+        }
+        if (begin_reduction(w, x, name))
+            return 1;
+        return set_reduction(w, r, x->node, dim, false, out);
+    }
+    if (is_module)
+        return -2;
+    if (!strcmp(name, "max") || !strcmp(name, "min")) {
+        const json_t *a1 = arg_at(node, 1, "dim");
+        if (!a1)
+            return not_covered(w, "%s over all elements (no dim)", name);
+        if (json_is_string(a1) && json_string_value(a1)[0] == '%') {
+            /* torch.max(x, y): elementwise */
+            struct value y;
+            if (arg_value(w, a1, &y, name))
+                return 1;
+            return make_op(w, name[1] == 'a' ? RX_MAX : RX_MIN, x, &y, 0, 0, out, name);
+        }
+        if (dim_arg(w, node, 1, &dim, &given))
+            return 1;
+        const json_t *kd = arg_at(node, 2, "keepdim");
+        if (begin_reduction(w, x, name))
+            return 1;
+        w->n_reductions--; /* counted when an element of the pair is taken */
+        w->pair_operand = x->node;
+        w->pair_is_max = name[1] == 'a';
+        w->pair_dim = dim;
+        w->pair_keepdim = kd && json_is_true(kd);
+        out->kind = V_PAIR;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        if (strcmp(name, plain[i].n))
+            continue;
+        if (dim_arg(w, node, 1, &dim, &given))
+            return 1;
+        if (!given)
+            return not_covered(w, "%s over all elements (no dim)", name);
+        const json_t *kd = arg_at(node, 2, "keepdim");
+        const json_t *dt = arg_at(node, 3, "dtype");
+        if (plain[i].r <= RED_MEAN || plain[i].r == RED_PROD) {
+            if (dt && !json_is_null(dt))
+                return not_covered(w, "%s with a dtype argument", name);
+        }
+        if (begin_reduction(w, x, name))
+            return 1;
+        return set_reduction(w, plain[i].r, x->node, dim, kd && json_is_true(kd), out);
+    }
+    return -2;
+}
+
+/* Unary and binary elementwise ops by name, with their constants from args or kwargs
+ * (functions and methods) or from the module's repr (modules). -2: not one. */
+static int elementwise(struct walk *w, const char *name, const json_t *node, const struct value *x,
+                       const char *repr, bool is_module, struct value *out)
+{
+    double p0, p1;
+    char base[64];
+    snprintf(base, sizeof base, "%s", name);
+    size_t len = strlen(base);
+    if (!is_module && len > 1 && base[len - 1] == '_' && base[0] != '_')
+        base[len - 1] = '\0'; /* relu_ and friends: in place, the same value */
+    if (is_module) {
+        static const struct { const char *m; enum rx_op op; } mods[] = {
+            { "ReLU", RX_RELU }, { "Sigmoid", RX_SIGMOID }, { "Tanh", RX_TANH },
+            { "SELU", RX_SELU }, { "SiLU", RX_SILU }, { "Mish", RX_MISH },
+            { "Softsign", RX_SOFTSIGN }, { "Hardsigmoid", RX_HARDSIGMOID },
+            { "Hardswish", RX_HARDSWISH }, { "LogSigmoid", RX_LOGSIGMOID },
+        };
+        for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
+            if (!strcmp(base, mods[i].m))
+                return make_op(w, mods[i].op, x, NULL, 0, 0, out, base);
+        if (!strcmp(base, "Identity") || !strcmp(base, "Dropout")) {
+            *out = *x;
+            return 0;
+        }
+        if (!strcmp(base, "GELU"))
+            return make_op(w, repr && strstr(repr, "tanh") ? RX_GELU_TANH : RX_GELU, x, NULL, 0, 0, out, base);
+        if (!strcmp(base, "LeakyReLU"))
+            return make_op(w, RX_LEAKY_RELU, x, NULL, repr_num(repr, "negative_slope=", 0.01), 0, out, base);
+        if (!strcmp(base, "ELU"))
+            return make_op(w, RX_ELU, x, NULL, repr_num(repr, "alpha=", 1.0), 0, out, base);
+        if (!strcmp(base, "Hardtanh"))
+            return make_op(w, RX_CLAMP, x, NULL, repr_num(repr, "min_val=", -1.0),
+                           repr_num(repr, "max_val=", 1.0), out, base);
+        if (!strcmp(base, "ReLU6"))
+            return make_op(w, RX_CLAMP, x, NULL, 0, 6, out, base);
+        if (!strcmp(base, "Softplus"))
+            return make_op(w, RX_SOFTPLUS, x, NULL, repr_num(repr, "beta=", 1.0),
+                           repr_num(repr, "threshold=", 20.0), out, base);
+        return -2;
+    }
+    if (!strcmp(base, "gelu")) {
+        const json_t *ap = arg_at(node, 1, "approximate");
+        bool t = ap && json_is_string(ap) && !strcmp(json_string_value(ap), "tanh");
+        return make_op(w, t ? RX_GELU_TANH : RX_GELU, x, NULL, 0, 0, out, base);
+    }
+    if (!strcmp(base, "leaky_relu")) {
+        if (num_arg(w, node, 1, "negative_slope", 0.01, &p0, base))
+            return 1;
+        return make_op(w, RX_LEAKY_RELU, x, NULL, p0, 0, out, base);
+    }
+    if (!strcmp(base, "elu")) {
+        if (num_arg(w, node, 1, "alpha", 1.0, &p0, base))
+            return 1;
+        return make_op(w, RX_ELU, x, NULL, p0, 0, out, base);
+    }
+    if (!strcmp(base, "celu")) {
+        if (num_arg(w, node, 1, "alpha", 1.0, &p0, base))
+            return 1;
+        /* celu(x, a) = max(0, x) + min(0, a * (exp(x / a) - 1)) = elu(x) when a == 1 */
+        if (p0 != 1.0)
+            return not_covered(w, "%s with alpha != 1", base);
+        return make_op(w, RX_ELU, x, NULL, 1.0, 0, out, base);
+    }
+    if (!strcmp(base, "hardtanh")) {
+        if (num_arg(w, node, 1, "min_val", -1.0, &p0, base) ||
+            num_arg(w, node, 2, "max_val", 1.0, &p1, base))
+            return 1;
+        return make_op(w, RX_CLAMP, x, NULL, p0, p1, out, base);
+    }
+    if (!strcmp(base, "relu6"))
+        return make_op(w, RX_CLAMP, x, NULL, 0, 6, out, base);
+    if (!strcmp(base, "clamp") || !strcmp(base, "clip")) {
+        const json_t *lo = arg_at(node, 1, "min"), *hi = arg_at(node, 2, "max");
+        if ((lo && json_is_string(lo)) || (hi && json_is_string(hi)))
+            return not_covered(w, "%s with tensor bounds", base);
+        if (num_arg(w, node, 1, "min", -INFINITY, &p0, base) ||
+            num_arg(w, node, 2, "max", INFINITY, &p1, base))
+            return 1;
+        return make_op(w, RX_CLAMP, x, NULL, p0, p1, out, base);
+    }
+    if (!strcmp(base, "softplus")) {
+        if (num_arg(w, node, 1, "beta", 1.0, &p0, base) ||
+            num_arg(w, node, 2, "threshold", 20.0, &p1, base))
+            return 1;
+        return make_op(w, RX_SOFTPLUS, x, NULL, p0, p1, out, base);
+    }
+    for (size_t i = 0; i < sizeof unary_ops / sizeof unary_ops[0]; i++) {
+        if (strcmp(base, unary_ops[i].name))
+            continue;
+        if (unary_ops[i].arity == 1)
+            return make_op(w, unary_ops[i].op, x, NULL, 0, 0, out, base);
+        const json_t *a1 = arg_at(node, 1, "other");
+        if (!a1 && unary_ops[i].op == RX_POW)
+            a1 = arg_at(node, 1, "exponent");
+        if (!a1)
+            return not_covered(w, "%s without a second operand", base);
+        struct value y;
+        if (arg_value(w, a1, &y, base))
+            return 1;
+        if (y.kind == V_CONST && y.is_none)
+            return not_covered(w, "%s with None", base);
+        const json_t *rm = arg_at(node, 2, "rounding_mode");
+        if (unary_ops[i].op == RX_DIV && rm && !json_is_null(rm))
+            return not_covered(w, "%s with a rounding mode", base);
+        enum rx_op op = unary_ops[i].op;
+        const json_t *al = arg_at(node, 99, "alpha");
+        if (al && (op == RX_ADD || op == RX_SUB)) {
+            struct value av, scaled;
+            if (arg_value(w, al, &av, base))
+                return 1;
+            if (make_op(w, RX_MUL, &y, &av, 0, 0, &scaled, base))
+                return 1;
+            y = scaled;
+        }
+        if (x->kind == V_CONST && y.kind == V_CONST)
+            return not_covered(w, "%s of two constants (nothing to compute)", base);
+        return make_op(w, op, x, &y, 0, 0, out, base);
+    }
+    return -2;
+}
+
+/* The input index of a spec tensor by name, else -1. */
+static int input_by_name(const recipe_plan *p, const char *name)
+{
+    for (int i = 0; i < p->n_inputs; i++)
+        if (!strcmp(p->inputs[i].name, name))
+            return i;
+    return -1;
+}
+
+static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *result)
+{
+    recipe_plan *p = w->p;
+    const char *op = json_string_value(json_object_get(node, "op"));
+    const char *target = json_string_value(json_object_get(node, "target"));
+    const char *name = json_string_value(json_object_get(node, "name"));
+    if (!op || !target || !name)
+        return not_covered(w, "%s", "a graph node without op, target or name");
+    struct value out;
+    memset(&out, 0, sizeof out);
+    int rc = 0;
+    if (!strcmp(op, "placeholder")) {
+        /* forward()'s arguments, in order, are the spec's first inputs */
+        int k = (*placeholder)++;
+        if (k >= p->n_inputs)
+            return not_covered(w, "placeholder '%s' has no input in the spec", name);
+        out.kind = V_EXPR;
+        out.node = add_node(p, RX_INPUT, -1, -1, 0, 0);
+        p->nodes[out.node].input = k;
+        mark(w, out.node);
+    } else if (!strcmp(op, "get_attr")) {
+        int k = input_by_name(p, target);
+        if (k < 0)
+            return not_covered(w, "attribute '%s' is not a parameter or buffer of the spec", target);
+        out.kind = V_EXPR;
+        out.node = add_node(p, RX_INPUT, -1, -1, 0, 0);
+        p->nodes[out.node].input = k;
+        mark(w, out.node);
+    } else if (!strcmp(op, "output")) {
+        const json_t *a = arg_at(node, 0, NULL);
+        if (json_is_array(a)) {
+            if (json_array_size(a) != 1)
+                return not_covered(w, "%s", "several outputs");
+            a = json_array_get(a, 0);
+        }
+        struct value v;
+        if (arg_value(w, a, &v, "the output"))
+            return 1;
+        if (v.kind != V_EXPR)
+            return not_covered(w, "%s", "an output that is not a tensor expression");
+        *result = v.node;
+        return 0;
+    } else if (!strcmp(op, "call_function") || !strcmp(op, "call_method") ||
+               !strcmp(op, "call_module")) {
+        bool is_module = !strcmp(op, "call_module");
+        const char *fname = target;
+        if (!strcmp(op, "call_function")) {
+            const char *dot = strrchr(target, '.');
+            if (dot && !known_module(target, (size_t)(dot - target)))
+                return not_covered(w, "function '%s' from an unknown module", target);
+            fname = dot ? dot + 1 : target;
+        }
+        const char *repr = NULL;
+        if (is_module) {
+            fname = json_string_value(json_object_get(node, "module"));
+            repr = json_string_value(json_object_get(node, "module_repr"));
+            if (!fname)
+                return not_covered(w, "module call '%s' without its class name", target);
+        }
+        if (!strcmp(fname, "getitem")) {
+            struct value v;
+            if (arg_value(w, arg_at(node, 0, NULL), &v, "getitem"))
+                return 1;
+            const json_t *ix = arg_at(node, 1, NULL);
+            if (v.kind != V_PAIR || !json_is_integer(ix) || json_integer_value(ix) < 0 ||
+                json_integer_value(ix) > 1)
+                return not_covered(w, "%s", "indexing other than element 0/1 of torch.max/min(x, dim)");
+            bool idx = json_integer_value(ix) == 1;
+            enum recipe_red r = w->pair_is_max ? (idx ? RED_ARGMAX : RED_MAX) : (idx ? RED_ARGMIN : RED_MIN);
+            if (w->n_reductions++)
+                return not_covered(w, "%s", "more than one reduction");
+            rc = set_reduction(w, r, w->pair_operand, w->pair_dim, w->pair_keepdim, &out);
+        } else {
+            const json_t *a0 = arg_at(node, 0, is_module ? NULL : "input");
+            if (!a0)
+                return not_covered(w, "'%s' without operands", fname);
+            struct value x;
+            if (arg_value(w, a0, &x, fname))
+                return 1;
+            rc = reduction(w, fname, node, &x, repr, is_module, &out);
+            if (rc == -2)
+                rc = elementwise(w, fname, node, &x, repr, is_module, &out);
+            if (rc == -2)
+                return not_covered(w, "operator '%s' is not in the recipe families", is_module ? fname : target);
+        }
+        if (rc)
+            return rc;
+    } else {
+        return not_covered(w, "graph node kind '%s'", op);
+    }
+    w->vals = xrealloc(w->vals, (size_t)(w->n_vals + 1) * sizeof *w->vals);
+    snprintf(out.name, sizeof out.name, "%s", name);
+    w->vals[w->n_vals++] = out;
+    return 0;
+}
+
+/* ================================================================== spec */
+
+static int read_tensor(const json_t *t, recipe_tensor *out, strbuf *why)
+{
+    memset(out, 0, sizeof *out);
+    const char *name = json_string_value(json_object_get(t, "name"));
+    const char *dtype = json_string_value(json_object_get(t, "dtype"));
+    const json_t *shape = json_object_get(t, "shape"), *stride = json_object_get(t, "stride");
+    if (!name || !dtype || !json_is_array(shape)) {
+        strbuf_adds(why, "malformed task spec: a tensor without name, dtype or shape");
+        return -1;
+    }
+    if (json_array_size(shape) > RECIPE_MAX_DIMS) {
+        strbuf_addf(why, "not covered: tensor '%s' has more than %d dims", name, RECIPE_MAX_DIMS);
+        return 1;
+    }
+    snprintf(out->name, sizeof out->name, "%s", name);
+    snprintf(out->dtype, sizeof out->dtype, "%s", dtype);
+    out->ndim = (int)json_array_size(shape);
+    int64_t expect = 1;
+    for (int d = out->ndim - 1; d >= 0; d--) {
+        out->shape[d] = json_integer_value(json_array_get(shape, (size_t)d));
+        const json_t *s = json_is_array(stride) ? json_array_get(stride, (size_t)d) : NULL;
+        out->stride[d] = s ? json_integer_value(s) : expect;
+        expect *= out->shape[d];
+    }
+    return 0;
+}
+
+static bool is_float_dtype(const char *d)
+{
+    return !strcmp(d, "float32") || !strcmp(d, "float16") || !strcmp(d, "bfloat16");
+}
+
+static int64_t numel(const recipe_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    return n;
+}
+
+static bool contiguous(const recipe_tensor *t)
+{
+    int64_t expect = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->stride[d] != expect)
+            return false;
+        expect *= t->shape[d];
+    }
+    return true;
+}
+
+static bool same_shape(const recipe_tensor *a, const recipe_tensor *b)
+{
+    if (a->ndim != b->ndim)
+        return false;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d])
+            return false;
+    return true;
+}
+
+static void mark_used(const recipe_plan *p, int n, bool *used)
+{
+    if (n < 0)
+        return;
+    const rx_node *x = &p->nodes[n];
+    if (x->op == RX_INPUT)
+        used[x->input] = true;
+    mark_used(p, x->a, used);
+    mark_used(p, x->b, used);
+}
+
+/* Decides how each input is read; 1 not covered. */
+static int classify_inputs(recipe_plan *p, const recipe_tensor *shape_of, bool reduce, strbuf *why)
+{
+    bool used[RECIPE_MAX_INPUTS] = { false };
+    mark_used(p, p->root, used);
+    int n_tensors = 0;
+    for (int i = 0; i < p->n_inputs; i++) {
+        const recipe_tensor *t = &p->inputs[i];
+        p->kind[i] = RK_UNUSED;
+        if (!used[i])
+            continue;
+        if (numel(t) == 1) {
+            if (!is_float_dtype(t->dtype) && strcmp(t->dtype, "int64") && strcmp(t->dtype, "bool")) {
+                strbuf_addf(why, "not covered: scalar input '%s' of dtype %s", t->name, t->dtype);
+                return 1;
+            }
+            p->kind[i] = RK_SCALAR;
+            continue;
+        }
+        n_tensors++;
+        if (strcmp(t->dtype, shape_of->dtype)) {
+            strbuf_addf(why, "not covered: input '%s' is %s where the %s is %s (mixed dtypes)",
+                        t->name, t->dtype, reduce ? "reduced operand" : "output", shape_of->dtype);
+            return 1;
+        }
+        if (same_shape(t, shape_of) && contiguous(t)) {
+            p->kind[i] = RK_FULL;
+            continue;
+        }
+        if (reduce) {
+            strbuf_addf(why, "not covered: input '%s' of the reduced operand is broadcast or "
+                             "not contiguous", t->name);
+            return 1;
+        }
+        /* broadcastable to the output: right-aligned, each dim equal or 1 */
+        int lead = shape_of->ndim - t->ndim;
+        bool ok = lead >= 0;
+        for (int d = 0; ok && d < t->ndim; d++)
+            ok = t->shape[d] == 1 || t->shape[d] == shape_of->shape[d + lead];
+        if (!ok) {
+            strbuf_addf(why, "not covered: input '%s' does not broadcast to the output's shape", t->name);
+            return 1;
+        }
+        p->kind[i] = RK_BCAST;
+    }
+    if (n_tensors == 0) {
+        strbuf_adds(why, "not covered: the result depends on no tensor input");
+        return 1;
+    }
+    return 0;
+}
+
+static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_acc, strbuf *why)
+{
+    /* the operand's shape: that of its first full-size input */
+    bool used[RECIPE_MAX_INPUTS] = { false };
+    mark_used(p, p->root, used);
+    const recipe_tensor *x = NULL;
+    for (int i = 0; i < p->n_inputs && !x; i++)
+        if (used[i] && numel(&p->inputs[i]) > 1)
+            x = &p->inputs[i];
+    if (!x) {
+        strbuf_adds(why, "not covered: the reduced operand has no tensor input");
+        return 1;
+    }
+    if (!is_float_dtype(x->dtype)) {
+        strbuf_addf(why, "not covered: reduction of dtype %s", x->dtype);
+        return 1;
+    }
+    if (classify_inputs(p, x, true, why))
+        return 1;
+    int nd = x->ndim;
+    if (nd == 0 || p->dim < -nd || p->dim >= nd) {
+        strbuf_addf(why, "not covered: dim %d out of range for %d dims", p->dim, nd);
+        return 1;
+    }
+    if (p->dim < 0)
+        p->dim += nd;
+    p->outer = p->inner = 1;
+    for (int d = 0; d < p->dim; d++)
+        p->outer *= x->shape[d];
+    for (int d = p->dim + 1; d < nd; d++)
+        p->inner *= x->shape[d];
+    p->r = x->shape[p->dim];
+    bool arg = p->red == RED_ARGMAX || p->red == RED_ARGMIN;
+    bool soft = p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX;
+    if (result != p->root && !has_acc[result]) {
+        strbuf_adds(why, "not covered: the output does not depend on the reduction");
+        return 1;
+    }
+    const rx_node *rn = &p->nodes[result];
+    p->epi = rn->op == RX_ACC ? -1 : result;
+    if (arg && p->epi >= 0) {
+        strbuf_adds(why, "not covered: arithmetic on the indices of argmax/argmin");
+        return 1;
+    }
+    /* the output the spec expects */
+    recipe_tensor want = *x;
+    if (soft) {
+        /* same shape */
+    } else if (p->keepdim) {
+        want.shape[p->dim] = 1;
+    } else {
+        for (int d = p->dim; d < nd - 1; d++)
+            want.shape[d] = want.shape[d + 1];
+        want.ndim--;
+    }
+    if (!same_shape(&want, &p->output)) {
+        strbuf_adds(why, "not covered: the output's shape is not the reduction's (a reshape or broadcast follows?)");
+        return 1;
+    }
+    const char *odt = arg ? "int64" : x->dtype;
+    if (strcmp(p->output.dtype, odt)) {
+        strbuf_addf(why, "not covered: output dtype %s, expected %s", p->output.dtype, odt);
+        return 1;
+    }
+    if (soft && p->inner > 1 && p->outer * p->inner < 1) {
+        strbuf_adds(why, "not covered: empty softmax");
+        return 1;
+    }
+    return 0;
+}
+
+int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
+{
+    recipe_plan_release(p);
+    strbuf_reset(why);
+    /* the reference process's reply, as cached under ~/.cache/cutegen/tasks/: {"ok", "spec"} */
+    if (json_is_object(json_object_get(spec, "spec")))
+        spec = json_object_get(spec, "spec");
+    const json_t *ins = json_object_get(spec, "inputs"), *outs = json_object_get(spec, "outputs");
+    const json_t *graph = json_object_get(spec, "graph");
+    if (!json_is_object(spec) || !json_is_array(ins) || !json_is_array(outs)) {
+        strbuf_adds(why, "malformed task spec: no inputs or outputs arrays");
+        return -1;
+    }
+    if (!json_is_array(graph)) {
+        const char *ge = json_string_value(json_object_get(spec, "graph_error"));
+        strbuf_addf(why, "not covered: no operator graph (torch.fx could not trace the model%s%s)",
+                    ge ? ": " : "", ge ? ge : "");
+        return 1;
+    }
+    if (json_array_size(ins) > RECIPE_MAX_INPUTS) {
+        strbuf_addf(why, "not covered: more than %d inputs", RECIPE_MAX_INPUTS);
+        return 1;
+    }
+    if (json_array_size(outs) != 1) {
+        strbuf_addf(why, "not covered: %zu outputs (recipes write one)", json_array_size(outs));
+        return 1;
+    }
+    p->n_inputs = (int)json_array_size(ins);
+    for (int i = 0; i < p->n_inputs; i++) {
+        int rc = read_tensor(json_array_get(ins, (size_t)i), &p->inputs[i], why);
+        if (rc)
+            return rc;
+    }
+    int rc = read_tensor(json_array_get(outs, 0), &p->output, why);
+    if (rc)
+        return rc;
+    if (!is_float_dtype(p->output.dtype) && strcmp(p->output.dtype, "int64")) {
+        strbuf_addf(why, "not covered: output dtype %s (float32, float16, bfloat16 only)", p->output.dtype);
+        return 1;
+    }
+
+    struct walk w;
+    memset(&w, 0, sizeof w);
+    w.p = p;
+    w.why = why;
+    int placeholder = 0, result = -1;
+    rc = 0;
+    for (size_t i = 0; i < json_array_size(graph) && rc == 0; i++) {
+        const json_t *node = json_array_get(graph, i);
+        if (!json_is_object(node)) {
+            strbuf_adds(why, "malformed task spec: a graph node is not an object");
+            rc = -1;
+            break;
+        }
+        rc = walk_node(&w, node, &placeholder, &result);
+    }
+    if (rc == 0 && result < 0)
+        rc = not_covered(&w, "%s", "the graph has no output node");
+    if (rc == 0) {
+        if (w.n_reductions == 0) {
+            p->family = RECIPE_POINTWISE;
+            p->root = result;
+            if (!is_float_dtype(p->output.dtype)) {
+                strbuf_addf(why, "not covered: pointwise output of dtype %s", p->output.dtype);
+                rc = 1;
+            } else {
+                rc = classify_inputs(p, &p->output, false, why);
+            }
+            /* the broadcast of the used inputs must be the output */
+            int64_t n_out = numel(&p->output), n_max = 1;
+            for (int i = 0; rc == 0 && i < p->n_inputs; i++)
+                if (p->kind[i] != RK_UNUSED && numel(&p->inputs[i]) > n_max)
+                    n_max = numel(&p->inputs[i]);
+            if (rc == 0 && p->inputs[0].ndim >= 0 && n_max > n_out) {
+                strbuf_adds(why, "not covered: an input is larger than the output (a reduction or view?)");
+                rc = 1;
+            }
+        } else {
+            p->family = RECIPE_REDUCE;
+            rc = finish_reduce(p, result, w.has_acc, why);
+        }
+    }
+    free(w.vals);
+    free(w.has_acc);
+    free(w.has_input);
+    if (rc)
+        p->family = RECIPE_NONE;
+    return rc;
+}
+
+int recipe_recognise_file(const char *path, recipe_plan *p, strbuf *why)
+{
+    json_error_t jerr;
+    strbuf_reset(why);
+    json_t *spec = json_load_file(path, 0, &jerr);
+    if (!spec) {
+        strbuf_addf(why, "cannot read task spec '%s': %s (line %d)", path, jerr.text, jerr.line);
+        return -1;
+    }
+    int rc = recipe_recognise(spec, p, why);
+    json_decref(spec);
+    return rc;
+}
+
+/* ================================================================== formatting */
+
+static const char *op_name(enum rx_op op)
+{
+    switch (op) {
+    case RX_NEG: return "neg";
+    case RX_ABS: return "abs";
+    case RX_EXP: return "exp";
+    case RX_LOG: return "log";
+    case RX_SQRT: return "sqrt";
+    case RX_RSQRT: return "rsqrt";
+    case RX_TANH: return "tanh";
+    case RX_SIGMOID: return "sigmoid";
+    case RX_RELU: return "relu";
+    case RX_ERF: return "erf";
+    case RX_SIN: return "sin";
+    case RX_COS: return "cos";
+    case RX_RECIP: return "reciprocal";
+    case RX_LOG1P: return "log1p";
+    case RX_EXPM1: return "expm1";
+    case RX_SQUARE: return "square";
+    case RX_SELU: return "selu";
+    case RX_SILU: return "silu";
+    case RX_MISH: return "mish";
+    case RX_SOFTSIGN: return "softsign";
+    case RX_HARDSIGMOID: return "hardsigmoid";
+    case RX_HARDSWISH: return "hardswish";
+    case RX_LOGSIGMOID: return "logsigmoid";
+    case RX_GELU: return "gelu";
+    case RX_GELU_TANH: return "gelu_tanh";
+    case RX_LEAKY_RELU: return "leaky_relu";
+    case RX_ELU: return "elu";
+    case RX_CLAMP: return "clamp";
+    case RX_SOFTPLUS: return "softplus";
+    case RX_ADD: return "+";
+    case RX_SUB: return "-";
+    case RX_MUL: return "*";
+    case RX_DIV: return "/";
+    case RX_POW: return "pow";
+    case RX_MAX: return "maximum";
+    case RX_MIN: return "minimum";
+    default: return "?";
+    }
+}
+
+void rx_format(const recipe_plan *p, int n, strbuf *out)
+{
+    const rx_node *x = &p->nodes[n];
+    switch (x->op) {
+    case RX_INPUT:
+        strbuf_adds(out, p->inputs[x->input].name);
+        return;
+    case RX_CONST:
+        strbuf_addf(out, "%.9g", x->p0);
+        return;
+    case RX_ACC:
+        strbuf_adds(out, "r");
+        return;
+    case RX_ADD: case RX_SUB: case RX_MUL: case RX_DIV:
+        strbuf_addc(out, '(');
+        rx_format(p, x->a, out);
+        strbuf_addf(out, " %s ", op_name(x->op));
+        rx_format(p, x->b, out);
+        strbuf_addc(out, ')');
+        return;
+    case RX_POW: case RX_MAX: case RX_MIN:
+        strbuf_addf(out, "%s(", op_name(x->op));
+        rx_format(p, x->a, out);
+        strbuf_adds(out, ", ");
+        rx_format(p, x->b, out);
+        strbuf_addc(out, ')');
+        return;
+    default:
+        strbuf_addf(out, "%s(", op_name(x->op));
+        rx_format(p, x->a, out);
+        if (x->op == RX_LEAKY_RELU || x->op == RX_ELU)
+            strbuf_addf(out, ", %.9g", x->p0);
+        else if (x->op == RX_CLAMP || x->op == RX_SOFTPLUS)
+            strbuf_addf(out, ", %.9g, %.9g", x->p0, x->p1);
+        strbuf_addc(out, ')');
+    }
+}
+
+static void shape_text(const recipe_tensor *t, strbuf *out)
+{
+    strbuf_addc(out, '[');
+    for (int d = 0; d < t->ndim; d++)
+        strbuf_addf(out, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    strbuf_addc(out, ']');
+}
+
+void recipe_describe(const recipe_plan *p, strbuf *out)
+{
+    static const char *kinds[] = { "unused", "full (16-byte vectors)", "scalar (one element)",
+                                   "broadcast (by strides)" };
+    strbuf_addf(out, "family: %s\n", p->family == RECIPE_POINTWISE ? "pointwise" :
+                                     p->family == RECIPE_REDUCE ? "reduce" : "none");
+    for (int i = 0; i < p->n_inputs; i++) {
+        strbuf_addf(out, "input %d: %s %s ", i, p->inputs[i].name, p->inputs[i].dtype);
+        shape_text(&p->inputs[i], out);
+        strbuf_addf(out, ": %s\n", kinds[p->kind[i]]);
+    }
+    strbuf_addf(out, "output: %s %s ", p->output.name, p->output.dtype);
+    shape_text(&p->output, out);
+    strbuf_addc(out, '\n');
+    if (p->family == RECIPE_POINTWISE) {
+        strbuf_adds(out, "expression: ");
+        rx_format(p, p->root, out);
+        strbuf_addc(out, '\n');
+    } else if (p->family == RECIPE_REDUCE) {
+        strbuf_addf(out, "reduction: %s over dim %d%s: (outer %lld, r %lld, inner %lld), %s\n",
+                    recipe_red_name(p->red), p->dim, p->keepdim ? " (keepdim)" : "",
+                    (long long)p->outer, (long long)p->r, (long long)p->inner,
+                    p->inner == 1 ? "rows along the last dim" : "columns (a middle or first dim)");
+        strbuf_adds(out, "operand: ");
+        rx_format(p, p->root, out);
+        strbuf_addc(out, '\n');
+        if (p->epi >= 0) {
+            strbuf_adds(out, "epilogue: ");
+            rx_format(p, p->epi, out);
+            strbuf_addc(out, '\n');
+        }
+    }
+}
+
+void recipe_summary(const recipe_plan *p, strbuf *out)
+{
+    if (p->family == RECIPE_POINTWISE) {
+        strbuf_adds(out, "pointwise ");
+        rx_format(p, p->root, out);
+    } else if (p->family == RECIPE_REDUCE) {
+        strbuf_addf(out, "reduce %s over dim %d of ", recipe_red_name(p->red), p->dim);
+        rx_format(p, p->root, out);
+        if (p->epi >= 0) {
+            strbuf_adds(out, ", then ");
+            rx_format(p, p->epi, out);
+        }
+    } else {
+        strbuf_adds(out, "none");
+        return;
+    }
+    strbuf_addf(out, " -> %s ", p->output.dtype);
+    shape_text(&p->output, out);
+}
+
+/* ================================================================== CPU evaluator */
+
+static float softplus_f(float v, float beta, float th)
+{
+    return v * beta > th ? v : log1pf(expf(v * beta)) / beta;
+}
+
+float rx_eval(const recipe_plan *p, int n, const float *xin, float acc)
+{
+    const rx_node *x = &p->nodes[n];
+    float a = x->a >= 0 ? rx_eval(p, x->a, xin, acc) : 0.f;
+    float b = x->b >= 0 ? rx_eval(p, x->b, xin, acc) : 0.f;
+    float p0 = (float)x->p0, p1 = (float)x->p1;
+    switch (x->op) {
+    case RX_INPUT: return xin[x->input];
+    case RX_CONST: return p0;
+    case RX_ACC: return acc;
+    case RX_NEG: return -a;
+    case RX_ABS: return fabsf(a);
+    case RX_EXP: return expf(a);
+    case RX_LOG: return logf(a);
+    case RX_SQRT: return sqrtf(a);
+    case RX_RSQRT: return 1.f / sqrtf(a);
+    case RX_TANH: return tanhf(a);
+    case RX_SIGMOID: return 1.f / (1.f + expf(-a));
+    case RX_RELU: return a < 0.f ? 0.f : a;
+    case RX_ERF: return erff(a);
+    case RX_SIN: return sinf(a);
+    case RX_COS: return cosf(a);
+    case RX_RECIP: return 1.f / a;
+    case RX_LOG1P: return log1pf(a);
+    case RX_EXPM1: return expm1f(a);
+    case RX_SQUARE: return a * a;
+    case RX_SELU: return 1.0507009873554805f * (a > 0.f ? a : 1.6732632423543772f * expm1f(a));
+    case RX_SILU: return a / (1.f + expf(-a));
+    case RX_MISH: return a * tanhf(softplus_f(a, 1.f, 20.f));
+    case RX_SOFTSIGN: return a / (1.f + fabsf(a));
+    case RX_HARDSIGMOID: return fminf(fmaxf(a + 3.f, 0.f), 6.f) / 6.f;
+    case RX_HARDSWISH: return a * fminf(fmaxf(a + 3.f, 0.f), 6.f) / 6.f;
+    case RX_LOGSIGMOID: return -softplus_f(-a, 1.f, 20.f);
+    case RX_GELU: return 0.5f * a * (1.f + erff(a * 0.70710678118654752f));
+    case RX_GELU_TANH: return 0.5f * a * (1.f + tanhf(0.79788456080286536f * (a + 0.044715f * a * a * a)));
+    case RX_LEAKY_RELU: return a > 0.f ? a : a * p0;
+    case RX_ELU: return a > 0.f ? a : p0 * expm1f(a);
+    case RX_CLAMP: return a < p0 ? p0 : (a > p1 ? p1 : a);
+    case RX_SOFTPLUS: return softplus_f(a, p0, p1);
+    case RX_ADD: return a + b;
+    case RX_SUB: return a - b;
+    case RX_MUL: return a * b;
+    case RX_DIV: return a / b;
+    case RX_POW:
+        if (p->nodes[x->b].op == RX_CONST && p->nodes[x->b].p0 == 2.0)
+            return a * a;
+        if (p->nodes[x->b].op == RX_CONST && p->nodes[x->b].p0 == 3.0)
+            return a * a * a;
+        return powf(a, b);
+    case RX_MAX: return (a != a || a > b) ? a : b;
+    case RX_MIN: return (a != a || a < b) ? a : b;
+    default: BUG("rx_eval: op %d", (int)x->op);
+    }
+}

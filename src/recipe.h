@@ -1,0 +1,163 @@
+/*
+ * recipe: the built-in proposer's recogniser and generator. It reads a task spec (the
+ * JSON that python/cutegen_ref.py's make_spec() writes: inputs, outputs, init_args and
+ * the torch.fx graph), recognises what the graph computes by its structure (never by
+ * the problem's name), and writes a complete candidate .cu against the ABI
+ * (docs/abi.md) from the templates in recipes/, for a given parameter set.
+ *
+ * Families covered (docs/recipes.md has the full list and the fx targets accepted):
+ *  - POINTWISE: any composition of unary/binary elementwise ops and activations of the
+ *    inputs with broadcasting and scalar constants, into one vectorised pass;
+ *  - REDUCE: sum, mean, max, min, prod, argmax, argmin over one dim (keepdim or not),
+ *    softmax and log-softmax over one dim; with a pointwise prologue (same-shaped inputs)
+ *    and a pointwise epilogue on the reduced value.
+ * Anything else is "not covered", with the reason in words.
+ *
+ * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
+ * while walking the fx nodes in order; the reduced value is the leaf RX_ACC. The
+ * generator prints the DAG as straight-line C++ (one temporary per node) and splices it,
+ * with the shape and tuning parameters as CGR_* macros, into the template's
+ * `// recipe:params` line. rx_eval() evaluates the DAG on the CPU in float, with the
+ * same formulas as recipes/ops.cuh, so the recogniser's math is testable without a GPU.
+ */
+#ifndef CUTEGEN_RECIPE_H
+#define CUTEGEN_RECIPE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "strbuf.h"
+
+#define RECIPE_MAX_INPUTS 16
+#define RECIPE_MAX_DIMS 8
+
+enum rx_op {
+    RX_INPUT, RX_CONST, RX_ACC,
+    /* unary (p0, p1 are the op's constants where it has some) */
+    RX_NEG, RX_ABS, RX_EXP, RX_LOG, RX_SQRT, RX_RSQRT, RX_TANH, RX_SIGMOID, RX_RELU,
+    RX_ERF, RX_SIN, RX_COS, RX_RECIP, RX_LOG1P, RX_EXPM1, RX_SQUARE, RX_SELU, RX_SILU,
+    RX_MISH, RX_SOFTSIGN, RX_HARDSIGMOID, RX_HARDSWISH, RX_LOGSIGMOID, RX_GELU,
+    RX_GELU_TANH, RX_LEAKY_RELU /* p0 slope */, RX_ELU /* p0 alpha */,
+    RX_CLAMP /* p0 lo, p1 hi */, RX_SOFTPLUS /* p0 beta, p1 threshold */,
+    /* binary */
+    RX_ADD, RX_SUB, RX_MUL, RX_DIV, RX_POW, RX_MAX, RX_MIN,
+    RX_N_OPS
+};
+
+typedef struct rx_node {
+    enum rx_op op;
+    int a, b;      /* operands (node indices), -1 when absent */
+    double p0, p1; /* constants: RX_CONST's value in p0 */
+    int input;     /* RX_INPUT: index into plan->inputs */
+} rx_node;
+
+enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE };
+
+enum recipe_red {
+    RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
+    RED_SOFTMAX, RED_LOGSOFTMAX
+};
+
+/* How the kernel reads an input: as the output's full shape (16-byte vectors), as one
+ * element, broadcast by strides, or not at all. */
+enum recipe_in_kind { RK_UNUSED = 0, RK_FULL = 1, RK_SCALAR = 2, RK_BCAST = 3 };
+
+typedef struct recipe_tensor {
+    char name[64];
+    char dtype[16];  /* as torch names it: "float32", "float16", ... */
+    int ndim;
+    int64_t shape[RECIPE_MAX_DIMS];
+    int64_t stride[RECIPE_MAX_DIMS];
+} recipe_tensor;
+
+typedef struct recipe_plan {
+    enum recipe_family family;
+    int n_inputs;
+    recipe_tensor inputs[RECIPE_MAX_INPUTS];
+    enum recipe_in_kind kind[RECIPE_MAX_INPUTS];
+    recipe_tensor output;
+    rx_node *nodes;
+    int n_nodes, alloc;
+    int root;            /* POINTWISE: the result; REDUCE: the reduced operand */
+    int epi;             /* REDUCE: the epilogue (a tree over RX_ACC), or -1 */
+    enum recipe_red red; /* REDUCE */
+    int dim;             /* REDUCE: the reduced dim of the operand, >= 0 */
+    bool keepdim;
+    int64_t outer, r, inner; /* REDUCE: the operand viewed as (outer, r, inner) */
+} recipe_plan;
+
+void recipe_plan_init(recipe_plan *p);
+void recipe_plan_release(recipe_plan *p);
+
+/*
+ * Recognises a task spec. Returns 0 when covered (plan filled), 1 when not covered
+ * (why holds "not covered: <reason>"), -1 when the spec itself is malformed (why says
+ * how). The spec is only read; the reference process's reply wrapping it ({"ok": true,
+ * "spec": {...}}, as cutegen eval caches it under ~/.cache/cutegen/tasks/) is accepted too.
+ */
+int recipe_recognise(const json_t *spec, recipe_plan *plan, strbuf *why);
+/* The same from a file. */
+int recipe_recognise_file(const char *path, recipe_plan *plan, strbuf *why);
+
+/* The plan in words and as an expression, for people (cutegen recipe prints it). */
+void recipe_describe(const recipe_plan *p, strbuf *out);
+/* The plan on one line, for progress messages: "pointwise (x * sigmoid(x)) -> float32
+ * [4096, 393216]", "reduce sum over dim 1 of x -> float32 [128, 1, 4095]". */
+void recipe_summary(const recipe_plan *p, strbuf *out);
+/* Appends node's expression in a readable infix form. */
+void rx_format(const recipe_plan *p, int node, strbuf *out);
+/* Evaluates node in float with the kernels' formulas: x[i] is input i's value, acc the
+ * reduced value (for RX_ACC). */
+float rx_eval(const recipe_plan *p, int node, const float *x, float acc);
+const char *recipe_red_name(enum recipe_red r);
+
+/* ------------------------------------------------------------------ generation */
+
+/* The tuning parameters of a template. */
+typedef struct recipe_params {
+    int threads;     /* threads per CTA */
+    int unroll;      /* POINTWISE: 16-byte vectors per thread */
+    int row_threads; /* REDUCE, last dim: threads sharing a row (32 or threads) */
+    int split;       /* REDUCE: CTAs per row (> 1: partials through the workspace) */
+    int cache;       /* REDUCE softmax, last dim: 16-byte vectors per thread held in registers */
+    int cluster;     /* REDUCE softmax, last dim, sm_90: CTAs of a thread-block cluster per
+                        row, the row held in registers (recipes/softmax_cluster.cu, with
+                        cache vectors a thread); 0: not a cluster kernel */
+} recipe_params;
+
+/* What the variants are pruned by. */
+typedef struct recipe_hw {
+    int sms;                 /* streaming multiprocessors */
+    int max_threads_per_sm;
+    int regs_per_thread_max; /* the compiler's cap, 255 */
+    int sm;                  /* compute capability x10: 90, 80, 89 */
+} recipe_hw;
+
+/* An H200 (sm_90a, 132 SMs). */
+void recipe_hw_default(recipe_hw *hw);
+/* From the GPU's facts (src/gpu.h: gpu_lookup()); NULL gives the default. */
+struct gpu_facts;
+void recipe_hw_from_gpu(const struct gpu_facts *g, recipe_hw *hw);
+
+/* Fills out[0..max) with the parameter sets worth trying for this plan on hw, best
+ * guess first, at most RECIPE_MAX_VARIANTS; returns how many. Never 0 for a covered
+ * plan. The pruning rules are in recipe_gen.c above the function and in docs/recipes.md. */
+#define RECIPE_MAX_VARIANTS 8
+int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max);
+void recipe_params_format(const recipe_params *k, strbuf *out);
+
+/*
+ * Writes the complete candidate .cu for plan and params into cu: the template
+ * (recipes/pointwise.cu, recipes/reduce.cu, or recipes/softmax_cluster.cu when
+ * params->cluster > 0, under recipes_dir) with its
+ * `#include "X" // recipe:inline` lines replaced by recipes_dir/X and its
+ * `// recipe:params` line by the generated parameters and expressions. Returns 0, or -1
+ * with a message in err (a template missing or unreadable).
+ */
+int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *recipes_dir,
+                    strbuf *cu, strbuf *err);
+/* The project's recipes/ directory (under cg_source_dir()); a static string. */
+const char *recipe_dir(void);
+
+#endif

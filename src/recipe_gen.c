@@ -1,0 +1,501 @@
+/*
+ * recipe_gen.c: from a recognised plan and a parameter set to a complete candidate .cu,
+ * and the parameter sets worth trying (recipe_variants). See recipe.h.
+ *
+ * Generation is textual: the template's `// recipe:params` line becomes a block of CGR_*
+ * macros (types, shapes, the tuning parameters, the X-macro list of inputs) and the
+ * expression functions cgr_expr / cgr_pro / cgr_epi printed as straight-line code, one
+ * `const float tN` per DAG node; `#include "X" // recipe:inline` lines are replaced by
+ * the file, so the result is one self-contained source as the ABI wants.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "recipe.h"
+#include "util.h"
+
+/* ================================================================== types */
+
+static const char *ctype_of(const char *dtype)
+{
+    if (!strcmp(dtype, "float16")) return "__half";
+    if (!strcmp(dtype, "bfloat16")) return "__nv_bfloat16";
+    if (!strcmp(dtype, "int64")) return "int64_t";
+    if (!strcmp(dtype, "bool")) return "bool";
+    return "float";
+}
+
+static const char *cgdtype_of(const char *dtype)
+{
+    if (!strcmp(dtype, "float16")) return "CG_FLOAT16";
+    if (!strcmp(dtype, "bfloat16")) return "CG_BFLOAT16";
+    if (!strcmp(dtype, "int64")) return "CG_INT64";
+    if (!strcmp(dtype, "bool")) return "CG_BOOL";
+    return "CG_FLOAT32";
+}
+
+static int elem_bytes(const char *dtype)
+{
+    return (!strcmp(dtype, "float16") || !strcmp(dtype, "bfloat16")) ? 2 : 4;
+}
+
+/* ================================================================== expressions */
+
+static void add_float(strbuf *sb, double v)
+{
+    if (isinf(v)) {
+        strbuf_adds(sb, v > 0 ? "INFINITY" : "(-INFINITY)");
+        return;
+    }
+    if (isnan(v)) {
+        strbuf_adds(sb, "NAN");
+        return;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.9g", v);
+    strbuf_addc(sb, '(');
+    strbuf_adds(sb, buf);
+    if (!strpbrk(buf, ".en"))
+        strbuf_adds(sb, ".0");
+    strbuf_adds(sb, "f)");
+}
+
+/* How node n is referred to: its temporary, or the literal of a constant. */
+static void operand(const recipe_plan *p, int n, char *buf, size_t size)
+{
+    if (n >= 0 && p->nodes[n].op == RX_CONST) {
+        strbuf lit = STRBUF_INIT;
+        add_float(&lit, p->nodes[n].p0);
+        snprintf(buf, size, "%s", lit.buf);
+        strbuf_release(&lit);
+    } else {
+        snprintf(buf, size, "t%d", n);
+    }
+}
+
+static void mark_reach(const recipe_plan *p, int n, bool *seen)
+{
+    if (n < 0 || seen[n])
+        return;
+    seen[n] = true;
+    mark_reach(p, p->nodes[n].a, seen);
+    mark_reach(p, p->nodes[n].b, seen);
+}
+
+/* One statement per reachable node, in index order (operands come first). */
+static void emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, strbuf *sb)
+{
+    bool *seen = xcalloc((size_t)p->n_nodes, 1);
+    mark_reach(p, root, seen);
+    strbuf_addf(sb, "__device__ __forceinline__ float %s(%s)\n{\n", fn, params);
+    for (int i = 0; i <= root; i++) {
+        if (!seen[i])
+            continue;
+        const rx_node *x = &p->nodes[i];
+        if (x->op == RX_CONST && i != root)
+            continue; /* constants are written where they are used */
+        char a[64], b[64];
+        operand(p, x->a, a, sizeof a);
+        operand(p, x->b, b, sizeof b);
+        strbuf_addf(sb, "    const float t%d = ", i);
+        switch (x->op) {
+        case RX_INPUT: strbuf_addf(sb, "x[%d]", x->input); break;
+        case RX_CONST: add_float(sb, x->p0); break;
+        case RX_ACC: strbuf_adds(sb, "r"); break;
+        case RX_NEG: strbuf_addf(sb, "-%s", a); break;
+        case RX_ABS: strbuf_addf(sb, "fabsf(%s)", a); break;
+        case RX_EXP: strbuf_addf(sb, "expf(%s)", a); break;
+        case RX_LOG: strbuf_addf(sb, "logf(%s)", a); break;
+        case RX_SQRT: strbuf_addf(sb, "sqrtf(%s)", a); break;
+        case RX_RSQRT: strbuf_addf(sb, "1.f / sqrtf(%s)", a); break;
+        case RX_TANH: strbuf_addf(sb, "tanhf(%s)", a); break;
+        case RX_SIGMOID: strbuf_addf(sb, "cgr::sigmoid(%s)", a); break;
+        case RX_RELU: strbuf_addf(sb, "cgr::relu(%s)", a); break;
+        case RX_ERF: strbuf_addf(sb, "erff(%s)", a); break;
+        case RX_SIN: strbuf_addf(sb, "sinf(%s)", a); break;
+        case RX_COS: strbuf_addf(sb, "cosf(%s)", a); break;
+        case RX_RECIP: strbuf_addf(sb, "1.f / %s", a); break;
+        case RX_LOG1P: strbuf_addf(sb, "log1pf(%s)", a); break;
+        case RX_EXPM1: strbuf_addf(sb, "expm1f(%s)", a); break;
+        case RX_SQUARE: strbuf_addf(sb, "%s * %s", a, a); break;
+        case RX_SELU: strbuf_addf(sb, "cgr::selu(%s)", a); break;
+        case RX_SILU: strbuf_addf(sb, "cgr::silu(%s)", a); break;
+        case RX_MISH: strbuf_addf(sb, "cgr::mish(%s)", a); break;
+        case RX_SOFTSIGN: strbuf_addf(sb, "cgr::softsign(%s)", a); break;
+        case RX_HARDSIGMOID: strbuf_addf(sb, "cgr::hardsigmoid(%s)", a); break;
+        case RX_HARDSWISH: strbuf_addf(sb, "cgr::hardswish(%s)", a); break;
+        case RX_LOGSIGMOID: strbuf_addf(sb, "cgr::logsigmoid(%s)", a); break;
+        case RX_GELU: strbuf_addf(sb, "cgr::gelu(%s)", a); break;
+        case RX_GELU_TANH: strbuf_addf(sb, "cgr::gelu_tanh(%s)", a); break;
+        case RX_LEAKY_RELU:
+            strbuf_addf(sb, "cgr::leaky_relu(%s, ", a);
+            add_float(sb, x->p0);
+            strbuf_addc(sb, ')');
+            break;
+        case RX_ELU:
+            strbuf_addf(sb, "cgr::elu(%s, ", a);
+            add_float(sb, x->p0);
+            strbuf_addc(sb, ')');
+            break;
+        case RX_CLAMP:
+        case RX_SOFTPLUS:
+            strbuf_addf(sb, "cgr::%s(%s, ", x->op == RX_CLAMP ? "clamp" : "softplus", a);
+            add_float(sb, x->p0);
+            strbuf_adds(sb, ", ");
+            add_float(sb, x->p1);
+            strbuf_addc(sb, ')');
+            break;
+        case RX_ADD: strbuf_addf(sb, "%s + %s", a, b); break;
+        case RX_SUB: strbuf_addf(sb, "%s - %s", a, b); break;
+        case RX_MUL: strbuf_addf(sb, "%s * %s", a, b); break;
+        case RX_DIV: strbuf_addf(sb, "%s / %s", a, b); break;
+        case RX_POW: {
+            const rx_node *e = &p->nodes[x->b];
+            if (e->op == RX_CONST && e->p0 == 2.0)
+                strbuf_addf(sb, "%s * %s", a, a);
+            else if (e->op == RX_CONST && e->p0 == 3.0)
+                strbuf_addf(sb, "%s * %s * %s", a, a, a);
+            else
+                strbuf_addf(sb, "powf(%s, %s)", a, b);
+            break;
+        }
+        case RX_MAX: strbuf_addf(sb, "cgr::maximum(%s, %s)", a, b); break;
+        case RX_MIN: strbuf_addf(sb, "cgr::minimum(%s, %s)", a, b); break;
+        default: BUG("emit_expr: op %d", (int)x->op);
+        }
+        strbuf_adds(sb, ";\n");
+    }
+    strbuf_addf(sb, "    (void)%s;\n    return t%d;\n}\n", strstr(params, "*x") ? "x" : "r", root);
+    free(seen);
+}
+
+static void emit_shape(strbuf *sb, const recipe_tensor *t)
+{
+    strbuf_addc(sb, '{');
+    for (int d = 0; d < t->ndim; d++)
+        strbuf_addf(sb, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    if (t->ndim == 0)
+        strbuf_adds(sb, "1");
+    strbuf_addc(sb, '}');
+}
+
+static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb)
+{
+    strbuf_adds(sb, "#define CGR_GENERATED 1\n");
+    const char *tdt = p->family == RECIPE_POINTWISE ? p->output.dtype : NULL;
+    if (p->family == RECIPE_REDUCE) {
+        for (int i = 0; i < p->n_inputs && !tdt; i++)
+            if (p->kind[i] == RK_FULL)
+                tdt = p->inputs[i].dtype;
+        strbuf_addf(sb, "#define CGR_T %s\n#define CGR_DTYPE %s\n", ctype_of(tdt), cgdtype_of(tdt));
+        strbuf_addf(sb, "#define CGR_OUT_T %s\n#define CGR_OUT_DTYPE %s\n", ctype_of(p->output.dtype),
+                    cgdtype_of(p->output.dtype));
+        strbuf_addf(sb, "#define CGR_RED %d  // %s\n", (int)p->red, recipe_red_name(p->red));
+        strbuf_addf(sb, "#define CGR_OUTER %lld\n#define CGR_R %lld\n#define CGR_INNER %lld\n",
+                    (long long)p->outer, (long long)p->r, (long long)p->inner);
+        strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_ROW_THREADS %d\n#define CGR_SPLIT %d\n"
+                        "#define CGR_CACHE %d\n", k->threads, k->row_threads, k->split, k->cache);
+        if (k->cluster > 0)
+            strbuf_addf(sb, "#define CGR_CLUSTER %d\n#define CGR_VECS %d\n", k->cluster, k->cache);
+    } else {
+        strbuf_addf(sb, "#define CGR_T %s\n#define CGR_OUT_DTYPE %s\n", ctype_of(tdt), cgdtype_of(tdt));
+        strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_UNROLL %d\n", k->threads, k->unroll);
+    }
+    static const char *kind_names[] = { "CGR_UNUSED", "CGR_FULL", "CGR_SCALAR", "CGR_BCAST" };
+    strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);
+    for (int i = 0; i < p->n_inputs; i++) {
+        const char *dt = p->kind[i] == RK_UNUSED ? "float32" : p->inputs[i].dtype;
+        strbuf_addf(sb, " \\\n    X(%d, %s, %s, %s)", i, ctype_of(dt), kind_names[p->kind[i]], cgdtype_of(dt));
+    }
+    strbuf_adds(sb, "\n#define CGR_IN_NDIMS {");
+    for (int i = 0; i < p->n_inputs; i++)
+        strbuf_addf(sb, "%s%d", i ? ", " : "", p->inputs[i].ndim);
+    strbuf_adds(sb, "}\n#define CGR_IN_SHAPES {");
+    for (int i = 0; i < p->n_inputs; i++) {
+        strbuf_adds(sb, i ? ", " : "");
+        emit_shape(sb, &p->inputs[i]);
+    }
+    strbuf_addf(sb, "}\n#define CGR_OUT_NDIM %d\n#define CGR_OUT_SHAPE ", p->output.ndim);
+    emit_shape(sb, &p->output);
+    strbuf_addc(sb, '\n');
+    if (p->family == RECIPE_POINTWISE) {
+        emit_expr(p, p->root, "cgr_expr", "const float *x", sb);
+    } else {
+        emit_expr(p, p->root, "cgr_pro", "const float *x", sb);
+        if (p->epi >= 0)
+            emit_expr(p, p->epi, "cgr_epi", "float r", sb);
+        else
+            strbuf_adds(sb, "__device__ __forceinline__ float cgr_epi(float r) { return r; }\n");
+    }
+}
+
+/* ================================================================== templates */
+
+const char *recipe_dir(void)
+{
+    static char *dir;
+    if (!dir)
+        dir = xasprintf("%s/recipes", cg_source_dir());
+    return dir;
+}
+
+int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *recipes_dir,
+                    strbuf *cu, strbuf *err)
+{
+    if (p->family == RECIPE_NONE) {
+        strbuf_adds(err, "no plan: the spec was not recognised");
+        return -1;
+    }
+    const char *tmpl = p->family == RECIPE_POINTWISE ? "pointwise.cu"
+                     : k->cluster > 0 ? "softmax_cluster.cu" : "reduce.cu";
+    char *path = xasprintf("%s/%s", recipes_dir, tmpl);
+    strbuf text = STRBUF_INIT;
+    if (read_file(path, &text, 1 << 20) < 0) {
+        strbuf_addf(err, "cannot read recipe template '%s': %s", path, strerror(errno));
+        free(path);
+        strbuf_release(&text);
+        return -1;
+    }
+    free(path);
+
+    strbuf plan = STRBUF_INIT, par = STRBUF_INIT;
+    recipe_describe(p, &plan);
+    recipe_params_format(k, &par);
+    strbuf_addf(cu, "// Generated by cutegen's built-in proposer (src/recipe_gen.c) from recipes/%s.\n"
+                    "// Parameters: %s\n", tmpl, par.buf);
+    for (char *line = plan.buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        strbuf_adds(cu, "// ");
+        strbuf_add(cu, line, nl ? (size_t)(nl - line) : strlen(line));
+        strbuf_addc(cu, '\n');
+    }
+    strbuf_release(&plan);
+    strbuf_release(&par);
+
+    int rc = 0;
+    for (char *line = text.buf, *nl; line && *line && rc == 0; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        char *l = xstrndup(line, len);
+        if (!strcmp(l, "// recipe:params")) {
+            strbuf_adds(cu, "// ---- recipe parameters (generated) ----\n");
+            emit_params(p, k, cu);
+            strbuf_adds(cu, "// ---- end of recipe parameters ----\n");
+        } else if (str_starts_with(l, "#include \"") && strstr(l, "// recipe:inline")) {
+            char *name = l + strlen("#include \"");
+            char *q = strchr(name, '"');
+            if (q)
+                *q = '\0';
+            char *ipath = xasprintf("%s/%s", recipes_dir, name);
+            strbuf inc = STRBUF_INIT;
+            if (read_file(ipath, &inc, 1 << 20) < 0) {
+                strbuf_addf(err, "cannot read recipe include '%s': %s", ipath, strerror(errno));
+                rc = -1;
+            } else {
+                strbuf_addf(cu, "// ---- recipes/%s (inlined) ----\n", name);
+                strbuf_add(cu, inc.buf, inc.len);
+                if (inc.len && inc.buf[inc.len - 1] != '\n')
+                    strbuf_addc(cu, '\n');
+            }
+            strbuf_release(&inc);
+            free(ipath);
+        } else {
+            strbuf_add(cu, l, len);
+            strbuf_addc(cu, '\n');
+        }
+        free(l);
+    }
+    strbuf_release(&text);
+    return rc;
+}
+
+/* ================================================================== variants */
+
+void recipe_hw_default(recipe_hw *hw)
+{
+    hw->sms = 132;
+    hw->max_threads_per_sm = 2048;
+    hw->regs_per_thread_max = 255;
+    hw->sm = 90;
+}
+
+void recipe_hw_from_gpu(const gpu_facts *g, recipe_hw *hw)
+{
+    recipe_hw_default(hw);
+    if (!g)
+        return;
+    if (g->sms > 0)
+        hw->sms = g->sms;
+    if (g->max_threads_per_sm > 0)
+        hw->max_threads_per_sm = g->max_threads_per_sm;
+    if (g->cc_major > 0)
+        hw->sm = g->cc_major * 10 + g->cc_minor;
+}
+
+void recipe_params_format(const recipe_params *k, strbuf *out)
+{
+    strbuf_addf(out, "threads=%d", k->threads);
+    if (k->unroll)
+        strbuf_addf(out, " unroll=%d", k->unroll);
+    if (k->cluster)
+        strbuf_addf(out, " cluster=%d vecs=%d", k->cluster, k->cache);
+    else if (k->row_threads)
+        strbuf_addf(out, " row_threads=%d split=%d cache=%d", k->row_threads, k->split, k->cache);
+}
+
+static int push(recipe_params *out, int n, int max, recipe_params k)
+{
+    for (int i = 0; i < n; i++)
+        if (!memcmp(&out[i], &k, sizeof k))
+            return n;
+    if (n < max)
+        out[n++] = k;
+    return n;
+}
+
+static int64_t tensor_numel(const recipe_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    return n;
+}
+
+static int pow2_at_least(int64_t v)
+{
+    int r = 1;
+    while (r < v && r < (1 << 20))
+        r <<= 1;
+    return r;
+}
+
+/*
+ * Pruning (recipe.h's recipe_hw):
+ * - threads per CTA <= 1024 and <= the SM's thread limit;
+ * - registers: the values a thread holds at once (pointwise: unroll x 16 bytes per
+ *   full-size input and the output; softmax: cache x 16 bytes) must stay under ~96
+ *   32-bit registers, so that two CTAs of 256 threads fit an SM (65536 registers) with
+ *   room for addresses and temporaries, and nothing spills at the 255 cap;
+ * - grid: a pointwise tile so large that fewer than 2 CTAs per SM exist is dropped
+ *   (unless it is the only one); reductions split rows over CTAs only when there are
+ *   too few rows (or columns) to give every SM two CTAs' worth of work.
+ */
+int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
+{
+    int n = 0;
+    if (max > RECIPE_MAX_VARIANTS)
+        max = RECIPE_MAX_VARIANTS;
+    const int budget = 96;
+    if (p->family == RECIPE_POINTWISE) {
+        static const int cand[][2] = { { 256, 4 }, { 512, 2 }, { 128, 8 }, { 256, 8 },
+                                       { 256, 2 }, { 512, 4 } };
+        int n_full = 0;
+        for (int i = 0; i < p->n_inputs; i++)
+            n_full += p->kind[i] == RK_FULL;
+        int64_t elems = tensor_numel(&p->output);
+        int vec = 16 / elem_bytes(p->output.dtype);
+        for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
+            recipe_params k = { cand[c][0], cand[c][1], 0, 1, 0, 0 };
+            if (k.threads > 1024 || k.threads > hw->max_threads_per_sm)
+                continue;
+            if (k.unroll * 4 * (n_full + 1) > budget)
+                continue;
+            int64_t tile = (int64_t)k.threads * k.unroll * vec;
+            if ((elems + tile - 1) / tile < 2 * hw->sms && n > 0)
+                continue;
+            n = push(out, n, max, k);
+        }
+        if (n == 0)
+            n = push(out, n, max, (recipe_params){ 128, 1, 0, 1, 0, 0 });
+        return n;
+    }
+    if (p->family != RECIPE_REDUCE)
+        return 0;
+    bool soft = p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX;
+    const char *tdt = "float32";
+    for (int i = 0; i < p->n_inputs; i++)
+        if (p->kind[i] == RK_FULL)
+            tdt = p->inputs[i].dtype;
+    int vec = 16 / elem_bytes(tdt);
+    if (p->inner == 1) {
+        int64_t rows = p->outer;
+        /* split long rows when there are too few rows for the SMs */
+        int split = 1;
+        if (rows < 2 * hw->sms && p->r >= 8192) {
+            split = pow2_at_least((2 * hw->sms + rows - 1) / rows);
+            while (split > 1 && p->r / split < 2048)
+                split >>= 1;
+            if (split > 64)
+                split = 64;
+        }
+        static const int block_rows[][2] = { { 256, 256 }, { 512, 512 }, { 1024, 1024 } };
+        static const int warp_rows[][2] = { { 256, 32 }, { 128, 32 } };
+        bool short_rows = p->r <= 2048;
+        /* softmax rows too long for one CTA's registers: a cluster holds the row
+         * (sm_90; 8 CTAs is the portable cluster size; at most 96 floats a thread, as
+         * examples/kernels/softmax.cu, which fits 128 registers at 512 threads) */
+        if (soft && hw->sm >= 90 && p->r > 8192 && rows <= 65535) {
+            static const int cl_threads[] = { 512, 256 };
+            static const int cl_size[] = { 8, 4, 2 };
+            for (size_t t = 0; t < 2; t++)
+                for (size_t c = 0; c < 3; c++) {
+                    int64_t per = (int64_t)cl_size[c] * cl_threads[t] * vec;
+                    if (p->r % per || cl_threads[t] > hw->max_threads_per_sm)
+                        continue;
+                    int64_t vecs = p->r / per;
+                    if (vecs * vec > 96)
+                        continue;
+                    recipe_params k = { cl_threads[t], 0, cl_threads[t], 1, (int)vecs, cl_size[c] };
+                    n = push(out, n, max, k);
+                }
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            bool warps = (pass == 0) == short_rows;
+            const int (*cand)[2] = warps ? warp_rows : block_rows;
+            int nc = warps ? 2 : 3;
+            if (warps && p->r > 8192)
+                continue;
+            for (int c = 0; c < nc; c++) {
+                for (int s = split; s >= 1; s = s > 1 ? s / 2 : 0) {
+                    recipe_params k = { cand[c][0], 0, cand[c][1], s, 0, 0 };
+                    if (k.threads > hw->max_threads_per_sm)
+                        continue;
+                    if (soft && s == 1) {
+                        int64_t per_thread = (p->r + (int64_t)k.row_threads * vec - 1) / ((int64_t)k.row_threads * vec);
+                        if (per_thread * 4 <= budget / 2) /* the chunk fits in registers */
+                            k.cache = (int)per_thread;
+                    }
+                    n = push(out, n, max, k);
+                    if (k.cache && c == 0) {
+                        k.cache = 0;
+                        n = push(out, n, max, k);
+                    }
+                    if (s == split && split > 1)
+                        continue; /* also try half the split */
+                    break;
+                }
+            }
+        }
+        return n;
+    }
+    /* columns */
+    int64_t cols = p->outer * p->inner;
+    static const int threads[] = { 256, 128, 512 };
+    for (size_t c = 0; c < sizeof threads / sizeof threads[0]; c++) {
+        int split = 1;
+        int64_t want = (int64_t)hw->sms * hw->max_threads_per_sm;
+        if (!soft && cols < want && p->r >= 256) {
+            split = pow2_at_least((want + cols - 1) / cols);
+            while (split > 1 && p->r / split < 64)
+                split >>= 1;
+        }
+        n = push(out, n, max, (recipe_params){ threads[c], 0, 1, split, 0, 0 });
+        if (split > 1)
+            n = push(out, n, max, (recipe_params){ threads[c], 0, 1, 1, 0, 0 });
+    }
+    return n;
+}

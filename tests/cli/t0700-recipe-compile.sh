@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
+# templates on their own, compile with nvcc for sm_90a with the real build flags
+# (docs/abi.md), two compilers at once; one reduction and one pointwise kernel also
+# compile for sm_80 (the SM80-class path). Needs nvcc and CUTLASS; skips, saying so,
+# without them. By default only variant 0 of each fixture is compiled (a few minutes);
+# CUTEGEN_RECIPE_VARIANTS=all compiles every variant (168 kernels: 8-20 min on 2 cores).
+. "$(dirname "$0")/lib.sh"
+
+nvcc=$(command -v nvcc || ls "${CUDA_HOME:-/nonexistent}/bin/nvcc" /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
+[ -n "$nvcc" ] || skip "nvcc not found (CUDA_HOME, PATH, /usr/local/cuda): the recipe builds need it"
+cutlass=
+if [ -n "${CUTLASS_DIR:-}" ] && [ -d "$CUTLASS_DIR/include/cute" ]; then
+  cutlass=$CUTLASS_DIR/include
+else
+  pkg=$(python3 -c "import importlib.util as u; s=u.find_spec('cutlass_library'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null)
+  [ -n "$pkg" ] && [ -d "$pkg/source/include/cute" ] && cutlass=$pkg/source/include
+fi
+[ -n "$cutlass" ] || skip "CUTLASS headers not found (\$CUTLASS_DIR or the nvidia-cutlass python package)"
+
+mkdir -p "$TMP/gen" "$TMP/log" "$TMP/fail"
+# one job a line: ARCH SOURCE EXTRA_INCLUDE
+jobs="$TMP/jobs"
+: >"$jobs"
+echo "90a $SRC/recipes/pointwise.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/reduce.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/softmax_cluster.cu $SRC/recipes" >>"$jobs"
+
+covered=0
+for spec in "$SRC"/tests/data/recipe/*.json; do
+  name=$(basename "$spec" .json)
+  "$CUTEGEN" recipe --spec "$spec" --list >"$TMP/plan" 2>&1
+  rc=$?
+  [ $rc -eq 1 ] && continue   # not covered: tests/unit/test_recipe.c checks the reason
+  tests=$((tests + 1))
+  if [ $rc -ne 0 ]; then
+    echo "FAIL: recipe --list $name: exit $rc"; cat "$TMP/plan"; failures=$((failures + 1)); continue
+  fi
+  covered=$((covered + 1))
+  n=$(grep -c '^variant ' "$TMP/plan")
+  [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && n=1
+  for k in $(seq 0 $((n - 1))); do
+    out="$TMP/gen/$name.v$k.cu"
+    if ! "$CUTEGEN" recipe --spec "$spec" --variant "$k" --out "$out" >/dev/null 2>"$TMP/err"; then
+      echo "FAIL: generate $name variant $k"; cat "$TMP/err"; failures=$((failures + 1)); continue
+    fi
+    echo "90a $out -" >>"$jobs"
+  done
+done
+echo "ok: $covered covered fixtures generated"
+# the SM80-class path (recipe_variants offers cluster kernels only on sm_90: these are not)
+cp "$TMP/gen/logsoftmax_module_fp16.v0.cu" "$TMP/gen/logsoftmax_module_fp16.sm80.cu"
+cp "$TMP/gen/chain_bcast.v0.cu" "$TMP/gen/chain_bcast.sm80.cu"
+echo "80 $TMP/gen/logsoftmax_module_fp16.sm80.cu -" >>"$jobs"
+echo "80 $TMP/gen/chain_bcast.sm80.cu -" >>"$jobs"
+
+cat >"$TMP/compile.sh" <<EOS
+#!/usr/bin/env bash
+arch=\$1 src=\$2 inc=\$3
+name=\$(basename "\$src" .cu).\$arch
+extra=()
+[ "\$inc" != - ] && extra=(-I "\$inc")
+if ! "$nvcc" -std=c++17 -O3 -gencode=arch=compute_\$arch,code=sm_\$arch --expt-relaxed-constexpr \\
+     -I "$SRC/include" -I "$cutlass" "\${extra[@]}" -include cutegen/abi.h \\
+     -Xcompiler -fPIC -shared -cudart shared -o "$TMP/log/\$name.so" "\$src" >"$TMP/log/\$name.log" 2>&1; then
+  touch "$TMP/fail/\$name"
+fi
+rm -f "$TMP/log/\$name.so"
+EOS
+total=$(wc -l <"$jobs")
+echo "compiling $total kernels, 2 at a time"
+start=$(date +%s)
+xargs -P 2 -L 1 bash "$TMP/compile.sh" <"$jobs"
+echo "compiled in $(( $(date +%s) - start )) s"
+tests=$((tests + 1))
+nfail=$(ls "$TMP/fail" | wc -l)
+if [ "$nfail" -ne 0 ]; then
+  for f in "$TMP"/fail/*; do
+    n=$(basename "$f")
+    echo "FAIL: nvcc $n:"; grep -m 8 -E "error|Error" "$TMP/log/$n.log" | sed 's/^/  /'
+  done
+  failures=$((failures + 1))
+else
+  echo "ok: all $total kernels compile (sm_90a, and sm_80 for two)"
+fi
+finish

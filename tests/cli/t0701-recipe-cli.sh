@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# cutegen recipe: flags, exit codes, the plan it prints, --list, --variant, --out, and
+# the "not covered" reason. No compiler needed.
+. "$(dirname "$0")/lib.sh"
+D="$SRC/tests/data/recipe"
+
+expect_exit 0 "recipe --help" -- "$CUTEGEN" recipe --help
+for flag in --spec --variant --out --list --recipes; do
+  expect_grep "$flag" "$TMP/out" "--help documents $flag"
+done
+expect_exit 2 "recipe without a spec" -- "$CUTEGEN" recipe
+expect_exit 2 "a bad --variant" -- "$CUTEGEN" recipe --spec "$D/relu.json" --variant x
+expect_exit 3 "a missing spec" -- "$CUTEGEN" recipe --spec "$TMP/nope.json"
+expect_grep "cannot read task spec" "$TMP/err" "the missing spec is named"
+echo '{"inputs": 1}' >"$TMP/bad.json"
+expect_exit 3 "a malformed spec" -- "$CUTEGEN" recipe --spec "$TMP/bad.json"
+expect_exit 1 "matmul is not covered" -- "$CUTEGEN" recipe --spec "$D/matmul.json"
+expect_grep "^not covered: operator 'torch.matmul'" "$TMP/out" "the reason is printed"
+
+expect_exit 0 "swish plan" -- "$CUTEGEN" recipe --spec "$D/swish.json" --list
+expect_grep "^family: pointwise" "$TMP/out" "family printed"
+expect_grep "^expression: \(x \* sigmoid\(x\)\)" "$TMP/out" "expression printed"
+expect_grep "^variant 0: threads=" "$TMP/out" "variants listed"
+
+expect_exit 0 "argmax plan" -- "$CUTEGEN" recipe --spec "$D/argmax_dim.json"
+expect_grep "^reduction: argmax over dim 1: \(outer 128, r 4096, inner 4095\)" "$TMP/out" "reduction printed"
+
+expect_exit 0 "write a kernel" -- "$CUTEGEN" recipe --spec "$D/chain_bcast.json" --variant 1 --out "$TMP/k.cu"
+expect_grep "^wrote .*k.cu \(variant 1: threads=" "$TMP/out" "the file is reported"
+expect_grep "CG_EXPORT int cg_forward" "$TMP/k.cu" "the kernel exports cg_forward"
+expect_grep "X\(1, float, CGR_BCAST, CG_FLOAT32\)" "$TMP/k.cu" "y is read broadcast"
+expect_exit 2 "a variant that does not exist" -- "$CUTEGEN" recipe --spec "$D/chain_bcast.json" --variant 99 --out "$TMP/k2.cu"
+expect_grep "variant 99 does not exist" "$TMP/err" "says which variants exist"
+expect_exit 9 "a missing template directory" -- "$CUTEGEN" recipe --spec "$D/relu.json" --recipes "$TMP/none" --out "$TMP/k3.cu"
+finish

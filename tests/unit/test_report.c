@@ -1,0 +1,134 @@
+/* report: the statistics (fast_p, geometric means with failures as 1.0x, mean, median)
+ * on hand-computed cases, category inference from operator graphs and names, levels. */
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "report.h"
+
+static void close_to(double got, double want)
+{
+    if (fabs(got - want) > 1e-9 * fmax(1, fabs(want)))
+        fail_msg("got %.12g, want %.12g", got, want);
+}
+
+static void test_stats_mixed(void **state)
+{
+    (void)state;
+    /* five problems: one failure; correct ones at 2, 0.5, 1.5, 4 */
+    const double s[] = { 2.0, NAN, 0.5, 1.5, 4.0 };
+    report_stats st;
+    report_stats_of(s, 5, &st);
+    assert_int_equal(st.n, 5);
+    assert_int_equal(st.correct, 4);
+    close_to(st.correct_rate, 0.8);
+    close_to(st.fast[0], 4 / 5.0);   /* p = 0: every correct one */
+    close_to(st.fast[1], 3 / 5.0);   /* > 1: 2, 1.5, 4 */
+    close_to(st.fast[2], 2 / 5.0);   /* > 1.5, strictly: 2, 4 */
+    close_to(st.fast[3], 1 / 5.0);   /* > 2, strictly: 4 */
+    close_to(st.geo_all, pow(2 * 1.0 * 0.5 * 1.5 * 4, 1 / 5.0));  /* the failure as 1.0x */
+    close_to(st.geo_correct, pow(2 * 0.5 * 1.5 * 4, 1 / 4.0));
+    close_to(st.mean, 2.0);
+    close_to(st.median, 1.75);
+}
+
+static void test_stats_edges(void **state)
+{
+    (void)state;
+    report_stats st;
+    const double fails[] = { NAN, NAN, NAN };
+    report_stats_of(fails, 3, &st);
+    assert_int_equal(st.correct, 0);
+    close_to(st.correct_rate, 0);
+    close_to(st.geo_all, 1.0);
+    assert_true(isnan(st.geo_correct) && isnan(st.mean) && isnan(st.median));
+    for (int k = 0; k < REPORT_N_FAST; k++)
+        close_to(st.fast[k], 0);
+    const double one[] = { 3.0 };
+    report_stats_of(one, 1, &st);
+    close_to(st.median, 3.0);
+    close_to(st.fast[3], 1.0);
+    report_stats_of(NULL, 0, &st);
+    assert_int_equal(st.n, 0);
+    assert_true(isnan(st.correct_rate) && isnan(st.geo_all));
+    /* exactly at a threshold does not count: KernelBench's fast_p is speedup > p */
+    const double at[] = { 1.0, 1.5, 2.0, NAN };
+    close_to(report_fast_p(at, 4, 1.0), 2 / 4.0);
+    close_to(report_fast_p(at, 4, 2.0), 0);
+    close_to(report_fast_p(at, 4, 0.0), 3 / 4.0);
+}
+
+static json_t *graph(const char *text)
+{
+    json_error_t e;
+    json_t *g = json_loads(text, 0, &e);
+    if (!g)
+        fail_msg("bad graph: %s", e.text);
+    return g;
+}
+
+#define FN(t) "{\"op\":\"call_function\",\"target\":\"" t "\"}"
+#define METHOD(t) "{\"op\":\"call_method\",\"target\":\"" t "\"}"
+#define MOD(m) "{\"op\":\"call_module\",\"target\":\"m\",\"module\":\"" m "\"}"
+#define IO "{\"op\":\"placeholder\",\"target\":\"x\"}"
+
+static void expect_cat(const char *name, const char *g, int level, const char *want)
+{
+    json_t *j = g ? graph(g) : NULL;
+    const char *got = report_category(name, j, level);
+    json_decref(j);
+    if (strcmp(got, want))
+        fail_msg("%s: got %s, want %s", name, got, want);
+}
+
+static void test_categories(void **state)
+{
+    (void)state;
+    expect_cat("19_ReLU.py", "[" IO "," FN("torch.relu") "]", 1, "elementwise");
+    expect_cat("1_Square_matrix_multiplication_.py", "[" IO "," FN("torch.matmul") "]", 1, "matmul");
+    expect_cat("18_Matmul_with_transposed_both.py", "[" IO "," METHOD("T") "," FN("torch.matmul") "]", 1, "matmul");
+    expect_cat("36_RMSNorm_.py",
+               "[" IO "," FN("torch.mean") "," FN("_operator.pow") "," FN("torch.sqrt") "," FN("_operator.truediv") "]",
+               1, "norm");
+    expect_cat("23_Softmax.py", "[" IO "," FN("torch.softmax") "]", 1, "reduction");
+    expect_cat("40_LayerNorm.py", "[" IO "," MOD("LayerNorm") "]", 1, "norm");
+    expect_cat("63_conv_standard_2D.py", "[" IO "," MOD("Conv2d") "]", 1, "conv");
+    expect_cat("1_Conv2D_ReLU_BiasAdd.py", "[" IO "," MOD("Conv2d") "," FN("torch.relu") "," FN("_operator.add") "]",
+               2, "fused");
+    expect_cat("12_Gemm_Multiply_LeakyReLU.py", "[" IO "," MOD("Linear") "," FN("_operator.mul") "]", 2, "fused");
+    expect_cat("94_MSELoss.py", "[" IO "," FN("torch.nn.functional.mse_loss") "]", 1, "loss");
+    expect_cat("41_Max_Pooling_1D.py", "[" IO "," MOD("MaxPool1d") "]", 1, "pooling");
+    /* no graph: the name decides */
+    expect_cat("41_Max_Pooling_1D.py", NULL, 1, "pooling");
+    expect_cat("94_MSELoss.py", NULL, 1, "loss");
+    expect_cat("47_Sum_reduction_over_a_dimension.py", NULL, 1, "reduction");
+    expect_cat("relu_small.py", NULL, 0, "elementwise");
+    expect_cat("mystery.py", NULL, 0, "other");
+    expect_cat("mystery.py", NULL, 2, "fused");
+    expect_cat("1_Conv2D_ReLU_BiasAdd.py", NULL, 2, "fused");
+}
+
+static void test_levels(void **state)
+{
+    (void)state;
+    assert_int_equal(report_level_of("/k/KernelBench/level1/19_ReLU.py"), 1);
+    assert_int_equal(report_level_of("runs/level_2/x.py"), 2);
+    assert_int_equal(report_level_of("examples/problems/relu_small.py"), 0);
+    assert_int_equal(report_level_of(NULL), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stats_mixed),
+        cmocka_unit_test(test_stats_edges),
+        cmocka_unit_test(test_categories),
+        cmocka_unit_test(test_levels),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
