@@ -3,7 +3,7 @@
 # parallel prebuild of every kernel, the GPU test suite (tests/gpu/run.sh), profiler
 # digests of an elementwise kernel, a GEMM and a reduction, and the build-speed bench.
 # Everything lands in $OUT/evidence.tar.gz; short tables go to stdout.
-#   tests/gpu/evidence.sh [suite|good|adversarial|examples] [profile] [buildspeed]
+#   tests/gpu/evidence.sh [suite|good|adversarial|examples] [profile] [recipes] [buildspeed]
 #   (default: suite profile; suite is all three of good, adversarial, examples)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -73,6 +73,22 @@ case " $sections " in *" profile "*)
     echo "== profile $1: exit $rc, $(( ($(date +%s%N) - t1) / 1000000 )) ms wall"
     cat "$OUT/profile-$1.txt" | head -40
   done ;;
+esac
+
+# The built-in recipes on the level-1 problems they cover (no model configured: run
+# autotunes the recipe variants), then one report over all of them.
+case " $sections " in *" recipes "*)
+  mkdir -p "$OUT/runs"
+  for n in ${RECIPE_PROBLEMS:-19 20 21 22 23 24 25 26 27 28 29 30 31 32 47 48 49 51 52 53 88}; do
+    p=$(ls "$KB"/level1/${n}_*.py 2>/dev/null | head -1)
+    [ -n "$p" ] || continue
+    env -u CUTEGEN_PROVIDER timeout 600 $CG run --task "$p" --run-dir "$OUT/runs/$(basename "$p" .py)" -q \
+      >"$OUT/runs/$(basename "$p" .py).txt" 2>&1
+    echo "== recipes $(basename "$p"): exit $?: $(grep -E '^(stopped|best):' "$OUT/runs/$(basename "$p" .py).txt" | tr '\n' ' ')"
+  done
+  $CG report "$OUT"/runs/*/ --format md >"$OUT/recipes-report.md" 2>&1
+  $CG report "$OUT"/runs/*/ --format html --out "$OUT/recipes-report.html" >/dev/null 2>&1
+  sed -n '1,40p' "$OUT/recipes-report.md" ;;
 esac
 
 case " $sections " in *" buildspeed "*)
