@@ -3,6 +3,7 @@
 // once at the end). Each mirrors PyTorch's own formula, NaN propagation included;
 // src/recipe.c's evaluator mirrors each one on the CPU (keep the two in step).
 // Inlined into every generated kernel by the generator (recipe:inline).
+// At the end: the host-side checks every template's cg_forward makes before it launches.
 #pragma once
 #include <cstdint>
 #include <cuda_fp16.h>
@@ -49,5 +50,43 @@ template <class T> __device__ __forceinline__ T from_f(float v);
 template <> __device__ __forceinline__ float from_f<float>(float v) { return v; }
 template <> __device__ __forceinline__ __half from_f<__half>(float v) { return __float2half_rn(v); }
 template <> __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+// ---------------------------------------------------------------- host-side checks
+
+// How a kernel reads an input: not at all, whole (as the output's shape, 16-byte
+// vectors), as one element, or broadcast by strides.
+enum { CGR_UNUSED = 0, CGR_FULL = 1, CGR_SCALAR = 2, CGR_BCAST = 3 };
+
+// The output is what the kernel was generated for: dtype, rank, shape, contiguous.
+inline bool output_fits(const cg_tensor &y, int dtype, int ndim, const int64_t *shape)
+{
+    if (y.dtype != dtype || y.ndim != ndim || !cg_is_contiguous(&y))
+        return false;
+    for (int d = 0; d < ndim; ++d)
+        if (y.shape[d] != shape[d])
+            return false;
+    return true;
+}
+
+// An input has the dtype, rank and shape the kernel was generated for; one read whole
+// is contiguous (and clears *aligned unless 16-byte aligned), a scalar has one element.
+// CGR_UNUSED always fits; CGR_BCAST's strides are the caller's to check.
+inline bool input_fits(const cg_tensor &t, int kind, int dtype, int ndim, const int64_t *shape,
+                       bool *aligned)
+{
+    if (kind == CGR_UNUSED)
+        return true;
+    if (t.dtype != dtype || t.ndim != ndim)
+        return false;
+    for (int d = 0; d < ndim; ++d)
+        if (t.shape[d] != shape[d])
+            return false;
+    if (kind == CGR_FULL) {
+        if ((reinterpret_cast<uintptr_t>(t.data) % 16) != 0)
+            *aligned = false;
+        return cg_is_contiguous(&t);
+    }
+    return kind != CGR_SCALAR || cg_numel(&t) == 1;
+}
 
 }  // namespace cgr

@@ -47,7 +47,7 @@ constexpr int kNin = CGR_NIN;
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA");
 static_assert(kUnroll >= 1 && kUnroll <= 16, "vectors per thread");
 
-enum { CGR_UNUSED = 0, CGR_FULL = 1, CGR_SCALAR = 2, CGR_BCAST = 3 };
+using cgr::CGR_UNUSED; using cgr::CGR_FULL; using cgr::CGR_SCALAR; using cgr::CGR_BCAST;
 
 template <int I> struct In;
 #define CGR_DEF_IN(i, ctype, k, dt) \
@@ -172,11 +172,8 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (n_in != kNin || n_out != 1)
         return CG_UNSUPPORTED;
     const cg_tensor &y = out[0];
-    if (y.dtype != CGR_OUT_DTYPE || y.ndim != CGR_OUT_NDIM || !cg_is_contiguous(&y))
+    if (!cgr::output_fits(y, CGR_OUT_DTYPE, CGR_OUT_NDIM, kOutShape))
         return CG_UNSUPPORTED;
-    for (int d = 0; d < y.ndim; ++d)
-        if (y.shape[d] != kOutShape[d])
-            return CG_UNSUPPORTED;
     Args a{};
     a.out = y.data;
     a.n = cg_numel(&y);
@@ -189,20 +186,8 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     auto check = [&](int i, int kind, int dtype) {
         const cg_tensor &t = in[i];
         a.in[i] = t.data;
-        if (kind == CGR_UNUSED)
-            return;
-        if (t.dtype != dtype || t.ndim != kInNdim[i]) {
+        if (!cgr::input_fits(t, kind, dtype, kInNdim[i], kInShape[i], &aligned)) {
             ok = false;
-            return;
-        }
-        for (int d = 0; d < t.ndim; ++d)
-            if (t.shape[d] != kInShape[i][d])
-                ok = false;
-        if (kind == CGR_FULL) {
-            ok = ok && cg_is_contiguous(&t);
-            aligned = aligned && (reinterpret_cast<uintptr_t>(t.data) % 16) == 0;
-        } else if (kind == CGR_SCALAR) {
-            ok = ok && cg_numel(&t) == 1;
         } else if (kind == CGR_BCAST) {
             const int lead = y.ndim - t.ndim;
             if (lead < 0) {

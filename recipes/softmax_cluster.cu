@@ -64,7 +64,7 @@ static_assert(int64_t(kCluster) * kChunk == kR, "a row is exactly one cluster's 
 static_assert(kThreads % 32 == 0 && kThreads <= 1024 && kCluster >= 1 && kCluster <= 16, "shape");
 static_assert(sizeof(OutT) == sizeof(T), "output and input of one type");
 
-enum { CGR_UNUSED = 0, CGR_FULL = 1, CGR_SCALAR = 2, CGR_BCAST = 3 };
+using cgr::CGR_UNUSED; using cgr::CGR_FULL; using cgr::CGR_SCALAR; using cgr::CGR_BCAST;
 template <int I> struct In;
 #define CGR_DEF_IN(i, ctype, k, dt) \
     template <> struct In<i> { using type = ctype; static constexpr int kind = k; static constexpr int dtype = dt; };
@@ -229,31 +229,15 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (n_in != kNin || n_out != 1)
         return CG_UNSUPPORTED;
     const cg_tensor &y = out[0];
-    if (y.dtype != CGR_OUT_DTYPE || y.ndim != CGR_OUT_NDIM || !cg_is_contiguous(&y))
+    if (!cgr::output_fits(y, CGR_OUT_DTYPE, CGR_OUT_NDIM, kOutShape))
         return CG_UNSUPPORTED;
-    for (int d = 0; d < y.ndim; ++d)
-        if (y.shape[d] != kOutShape[d])
-            return CG_UNSUPPORTED;
     Args a{};
     a.out = static_cast<OutT *>(y.data);
     bool ok = (reinterpret_cast<uintptr_t>(y.data) % 16) == 0;
     auto check = [&](int i, int kind, int dtype) {
-        const cg_tensor &t = in[i];
-        a.in[i] = t.data;
-        if (kind == CGR_UNUSED)
-            return;
-        if (t.dtype != dtype || t.ndim != kInNdim[i]) {
-            ok = false;
-            return;
-        }
-        for (int d = 0; d < t.ndim; ++d)
-            if (t.shape[d] != kInShape[i][d])
-                ok = false;
-        if (kind == CGR_FULL)
-            ok = ok && cg_is_contiguous(&t) && (reinterpret_cast<uintptr_t>(t.data) % 16) == 0;
-        else if (kind == CGR_SCALAR)
-            ok = ok && cg_numel(&t) == 1;
-        else
+        a.in[i] = in[i].data;
+        if (kind == CGR_BCAST ||
+            !cgr::input_fits(in[i], kind, dtype, kInNdim[i], kInShape[i], &ok))
             ok = false;
     };
 #define CGR_CHECK_IN(i, ctype, k, dt) check(i, k, dt);
