@@ -891,8 +891,9 @@ int eval_session_open(const eval_opts *o, eval_session **out, strbuf *err)
     return rc;
 }
 
-int eval_session_judge(eval_session *c, const char *kernel_path, const char *cand_dir,
-                       json_t **report, strbuf *err)
+/* A fresh report, seed and directory for the next candidate of a session. */
+static int begin_candidate(eval_session *c, const char *kernel_path, const char *cand_dir,
+                           strbuf *err)
 {
     json_decref(c->report);
     json_decref(c->seconds);
@@ -902,15 +903,24 @@ int eval_session_judge(eval_session *c, const char *kernel_path, const char *can
     free(c->cand_dir);
     c->cand_dir = xstrdup(cand_dir ? cand_dir : c->work_dir);
     c->seed = c->o->seed ? c->o->seed : random_seed();
-    int rc = mkdir_p(c->cand_dir, 0755);
-    if (rc < 0) {
-        strbuf_addf(err, "cannot create '%s': %s", c->cand_dir, strerror(errno));
-        *report = json_incref(c->report);
-        return EXIT_INTERNAL;
-    }
     json_object_set_new(c->report, "kernel", json_string(kernel_path));
     json_object_set_new(c->report, "seed", json_integer((json_int_t)c->seed));
     json_object_set(c->report, "seconds", c->seconds);
+    if (mkdir_p(c->cand_dir, 0755) < 0) {
+        strbuf_addf(err, "cannot create '%s': %s", c->cand_dir, strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    return 0;
+}
+
+int eval_session_judge(eval_session *c, const char *kernel_path, const char *cand_dir,
+                       json_t **report, strbuf *err)
+{
+    int rc = begin_candidate(c, kernel_path, cand_dir, err);
+    if (rc) {
+        *report = json_incref(c->report);
+        return rc;
+    }
     double t0 = now_seconds();
     rc = judge_candidate(c, err);
     if (c->worker_peer.started)
@@ -1132,42 +1142,24 @@ static int profile_trial(struct eval_ctx *c, const profile_opts *p, const char *
 int eval_profile(const eval_opts *o, const profile_opts *p, json_t **report, strbuf *details,
                  strbuf *err)
 {
-    struct eval_ctx c;
-    memset(&c, 0, sizeof c);
-    c.o = o;
-    c.report = json_object();
-    c.seconds = json_object();
-    c.seed = o->seed ? o->seed : random_seed();
-    c.kernel = o->kernel_path;
-    json_object_set_new(c.report, "kernel", json_string(o->kernel_path));
-    json_object_set(c.report, "seconds", c.seconds);
+    eval_session *c = NULL;
     double t0 = now_seconds();
-    int rc = prepare(&c, err);
-    if (!rc) {
-        c.cand_dir = xstrdup(c.work_dir);
-        json_object_set(c.report, "gpu", c.gpu);
-        rc = ref_start(&c, err);
-    }
+    int rc = eval_session_open(o, &c, err);
+    if (!rc)
+        rc = begin_candidate(c, o->kernel_path, NULL, err);
+    json_object_set(c->report, "gpu", c->gpu);
     build_result br;
     build_result_init(&br);
     if (!rc)
-        rc = build_candidate(&c, &br, err);
-    int go_on = rc ? 0 : judge_build(&c, &br, err);
+        rc = build_candidate(c, &br, err);
+    int go_on = rc ? 0 : judge_build(c, &br, err);
     if (go_on < 0)
         rc = -go_on;
-    if (!rc && go_on && !(rc = ref_wait_ready(&c, err)) && !(rc = get_spec(&c, err)))
-        rc = profile_trial(&c, p, br.so_path, details, err);
+    if (!rc && go_on && !(rc = ref_wait_ready(c, err)) && !(rc = get_spec(c, err)))
+        rc = profile_trial(c, p, br.so_path, details, err);
     build_result_release(&br);
-    if (c.ref.started)
-        peer_stop(&c.ref, 10);
-    add_seconds(&c, "total", now_seconds() - t0);
-    json_decref(c.gpu);
-    json_decref(c.ready);
-    json_decref(c.spec);
-    json_decref(c.seconds);
-    free(c.work_dir);
-    free(c.cand_dir);
-    free(c.worker);
-    *report = c.report;
+    add_seconds(c, "total", now_seconds() - t0);
+    *report = json_incref(c->report);
+    eval_session_close(c);
     return rc;
 }

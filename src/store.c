@@ -1173,13 +1173,9 @@ int64_t store_node_of_call(store *s, int64_t llm_call_id)
 {
     int64_t id = 0;
     lock(s);
-    sqlite3_stmt *st = prep(s, "SELECT id FROM nodes WHERE llm_call_id = ? ORDER BY id LIMIT 1",
-                            "i", llm_call_id);
-    if (st) {
-        if (sqlite3_step(st) == SQLITE_ROW)
-            id = sqlite3_column_int64(st, 0);
-        sqlite3_finalize(st);
-    }
+    if (query_i64(s, &id, "SELECT id FROM nodes WHERE llm_call_id = ? ORDER BY id LIMIT 1", "i",
+                  llm_call_id) != 1)
+        id = 0;
     unlock(s);
     return id;
 }

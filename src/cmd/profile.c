@@ -30,8 +30,9 @@ static const char usage_text[] =
     "  --work-dir DIR, -q  as for cutegen eval\n"
     "\n"
     "The ncu report file stays in the work directory (report.profile in --json).\n"
-    "exit codes: 0 profiled; 1 the kernel failed (verdict printed); 8 no ncu, or no\n"
-    "permission to read the GPU's counters (the message says what to do); others as eval.\n";
+    "exit codes: 0 profiled; 1 the kernel failed, or ncu failed on it (the verdict or\n"
+    "the profiler's error is printed); 8 no ncu, or no permission to read the GPU's\n"
+    "counters (the message says what to do); others as cutegen eval.\n";
 
 enum { OPT_TASK = 256, OPT_KERNEL, OPT_JSON, OPT_FULL, OPT_WARMUP, OPT_TIMEOUT, OPT_SRC,
        OPT_NCU, OPT_DEVICE, OPT_SEED, OPT_ARCH, OPT_CUTLASS, OPT_PYTHON, OPT_WORKER,
@@ -142,7 +143,8 @@ int cmd_profile(int argc, char **argv)
         if (full && details.len)
             printf("\n%s\n", details.buf);
     }
-    if (!rc && verdict && strcmp(verdict, "ok") != 0)
+    if (!rc && ((verdict && strcmp(verdict, "ok") != 0) ||
+                json_object_get(report, "profile_error")))
         rc = EXIT_VERDICT;
     json_decref(report);
     strbuf_release(&details);
