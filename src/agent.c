@@ -18,9 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build.h"
 #include "edit.h"
-#include "fingerprint.h"
 #include "gpu.h"
 #include "kb.h"
 #include "prompt.h"
@@ -285,41 +283,6 @@ static int verdict_index(const char *v)
     return 5;
 }
 
-/* The structure fingerprint of a kernel (nvcc -ptx and ptxas -v; no GPU needed). */
-static char *structure_of(struct agent *a, const char *source_path)
-{
-    strbuf nvcc = STRBUF_INIT, nver = STRBUF_INIT, how = STRBUF_INIT;
-    strbuf cut = STRBUF_INIT, cver = STRBUF_INIT, src = STRBUF_INIT, err = STRBUF_INIT;
-    char *hash = NULL;
-    if (nvcc_locate(&nvcc, &nver, &how) < 0 ||
-        cutlass_locate(a->o->eval.cutlass_dir, &cut, &cver, &how) < 0 ||
-        read_file(source_path, &src, 16u << 20) < 0)
-        goto out;
-    char archbuf[16], gencode[96];
-    const char *arch = eval_arch_for_cc(json_string_value(json_object_get(
-                                            eval_session_gpu(a->ev), "cc")) ?: "9.0", archbuf);
-    snprintf(gencode, sizeof gencode, "-arch=%s", arch);
-    char *inc_abi = xasprintf("-I%s/include", cg_source_dir());
-    char *inc_cut = xasprintf("-I%s", cut.buf);
-    const char *flags[] = { gencode, "-std=c++17", "--expt-relaxed-constexpr", inc_abi, inc_cut,
-                            "-include", "cutegen/abi.h", NULL };
-    fingerprint fp;
-    fingerprint_init(&fp);
-    if (fingerprint_compile(nvcc.buf, flags, src.buf, 300, &fp, &err) == 0)
-        hash = xstrdup(fp.hash);
-    fingerprint_release(&fp);
-    free(inc_abi);
-    free(inc_cut);
-out:
-    strbuf_release(&nvcc);
-    strbuf_release(&nver);
-    strbuf_release(&how);
-    strbuf_release(&cut);
-    strbuf_release(&cver);
-    strbuf_release(&src);
-    strbuf_release(&err);
-    return hash;
-}
 
 /* Judges a stored node and records the verdict. Returns 0, or an EXIT_* code when the
  * harness itself cannot go on (no GPU, the reference process died). */
@@ -346,7 +309,7 @@ static int judge_node(struct agent *a, int64_t node, strbuf *err)
         double sp = json_number_value(json_object_get(json_object_get(report, "speedup"),
                                                       "eager"));
         bool ok = strcmp(verdict, "ok") == 0;
-        char *fp = ok ? structure_of(a, sn.source_path) : NULL;
+        char *fp = ok ? eval_session_structure(a->ev, sn.source_path) : NULL;
         char *text = json_dumps(report, JSON_COMPACT);
         store_node_judged(a->st, node, verdict, ok && t > 0 ? t : NAN, ok && sp > 0 ? sp : NAN,
                           message, text, fp);
@@ -665,9 +628,13 @@ static void maybe_profile(struct agent *a, int64_t best)
             store_node p;
             if (store_node_get(a->st, id, &p) < 0)
                 break;
+            /* accepted steps only: the failed attempts of a fix chain do not count */
+            bool accepted = p.verdict && !strcmp(p.verdict, "ok");
             bool eq = p.fingerprint && !strcmp(p.fingerprint, b.fingerprint);
             id = p.parent_id;
             store_node_release(&p);
+            if (!accepted)
+                continue;
             if (!eq)
                 break;
             same++;

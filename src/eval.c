@@ -738,6 +738,32 @@ static int build_candidate(struct eval_ctx *c, build_result *br, strbuf *err)
     return result;
 }
 
+char *eval_session_structure(eval_session *c, const char *source_path)
+{
+    struct build_setup b;
+    strbuf err = STRBUF_INIT, gencode = STRBUF_INIT;
+    char *hash = NULL;
+    if (build_setup_init(c, &b, &err) == 0 && build_gencode(b.cfg.arch, &gencode) == 0) {
+        char *inc_abi = xasprintf("-I%s", b.abi);
+        char *inc_cut = xasprintf("-I%s", b.cutlass.buf);
+        const char *flags[] = { gencode.buf, "-std=c++17", "--expt-relaxed-constexpr", inc_abi,
+                                inc_cut, "-include", "cutegen/abi.h", NULL };
+        fingerprint fp;
+        fingerprint_init(&fp);
+        if (fingerprint_compile(b.cfg.nvcc, flags, source_path, b.cfg.timeout_s, &fp, &err) == 0)
+            hash = xstrdup(fp.hash);
+        fingerprint_release(&fp);
+        free(inc_abi);
+        free(inc_cut);
+    }
+    build_setup_release(&b);
+    if (!hash)
+        warning("no structure fingerprint for '%s': %s", source_path, err.buf);
+    strbuf_release(&err);
+    strbuf_release(&gencode);
+    return hash;
+}
+
 int eval_session_prebuild(eval_session *c, const char *const *sources, int n, strbuf *err)
 {
     if (n <= 0)

@@ -78,6 +78,9 @@ int eval_session_judge(eval_session *s, const char *kernel_path, const char *can
 /* Builds kernels in parallel on all CPUs into the build cache, so that judging them
  * later finds them built. Verdicts come from eval_session_judge; 0 or an EXIT_* code. */
 int eval_session_prebuild(eval_session *s, const char *const *sources, int n, strbuf *err);
+/* The structure fingerprint's hash of a kernel compiled with the session's flags
+ * (nvcc -ptx and ptxas -v; no GPU needed); malloc'd, NULL when it does not compile. */
+char *eval_session_structure(eval_session *s, const char *source_path);
 /* The task spec (waits for the reference process the first time); borrowed, NULL on error. */
 json_t *eval_session_spec(eval_session *s, strbuf *err);
 json_t *eval_session_gpu(eval_session *s);

@@ -63,5 +63,17 @@ tests=$((tests + 1))
 same=$(q "$TMP/run1" "select group_concat(k, ',') from (select kind || verdict || depth as k from nodes order by k)")
 same2=$(q "$TMP/run2" "select group_concat(k, ',') from (select kind || verdict || depth as k from nodes order by k)")
 [ "$same" = "$same2" ] && echo "ok: the resumed tree equals the uninterrupted one" || { echo "FAIL: trees differ: $same vs $same2"; failures=$((failures + 1)); }
+# Delayed profiling (the default): it turns on once the best's structure fingerprint has
+# held over two accepted steps (every kernel here has the same structure). There is no
+# GPU profiler here, so the profile itself fails, with a warning, and the run goes on.
+unset RESPONDER_KILL_AT
+export RESPONDER_DIR=$TMP/resp3 FAKE_STATE_DIR=$TMP/state3
+mkdir -p "$RESPONDER_DIR" "$FAKE_STATE_DIR"
+expect_exit 0 "a run with delayed profiling" -- run_agent "$TMP/run3" --run-dir "$TMP/run3" --profile delayed
+tests=$((tests + 1))
+fps=$(q "$TMP/run3" "select count(distinct fingerprint) from nodes where verdict = 'ok'")
+[ "$fps" = 1 ] && echo "ok: correct nodes carry one structure fingerprint" || { echo "FAIL: $fps fingerprints"; failures=$((failures + 1)); }
+tests=$((tests + 1))
+[ "$(q "$TMP/run3" "select count(*) from events where kind = 'profiling_on'")" = 1 ] && echo "ok: profiling turned on once the structure held" || { echo "FAIL: profiling never turned on"; failures=$((failures + 1)); }
 expect_exit 2 "resume of a run that does not exist" -- run_agent "$TMP/none" --resume "$TMP/none"
 finish
