@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CUTLASS_VERSION=${CUTLASS_VERSION:-4.2.0.0}
-PACKAGES="build-essential cmake pkg-config libjansson-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libssl-dev libcmocka-dev python3 python3-pip binutils chromium"
+PACKAGES="build-essential cmake pkg-config libjansson-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libssl-dev libcmocka-dev python3 python3-pip binutils chromium slurmctld slurmd slurm-client munge"
 
 if [ "${1:-}" != "--no-apt" ]; then
   SUDO=""
