@@ -16,7 +16,8 @@
 # and why, with the end of its log.
 #
 # Sets SLURM_CLUSTER_DIR, SLURM_NODE, SLURM_PARTITION and SLURM_CLUSTER_START_S (how long
-# the start took). Also here: slurm_wait_job, slurm_task_states, slurm_cluster_logs.
+# the start took). Also here: slurm_wait_job, slurm_release_requeued, slurm_task_states,
+# slurm_cluster_logs.
 # Accounting is off (no slurmdbd), so there is no sacct: finished jobs stay visible to
 # squeue --states=all and scontrol for MinJobAge (an hour).
 
@@ -61,7 +62,7 @@ slurm_cluster_stop() {
     wait "$p" 2>/dev/null
   done
   _slurm_pids=""
-  [ -n "$_slurm_watchdog" ] && kill "$_slurm_watchdog" 2>/dev/null
+  [ -n "$_slurm_watchdog" ] && kill -KILL "$_slurm_watchdog" 2>/dev/null
   _slurm_watchdog=""
   [ -n "$_slurm_own_dir" ] && rm -rf "$_slurm_own_dir"
   _slurm_own_dir=""
@@ -203,6 +204,7 @@ EOF
     while kill -0 "$me" 2>/dev/null; do sleep 2; done
     kill -TERM $pids 2>/dev/null ) </dev/null >/dev/null 2>&1 &
   _slurm_watchdog=$!
+  disown "$_slurm_watchdog" 2>/dev/null
 
   local state=""
   for i in $(seq 1 150); do  # 30 s
@@ -228,6 +230,19 @@ slurm_wait_job() {
   local i n=$(($2 * 5))
   for i in $(seq 1 "$n"); do
     [ -z "$(squeue -h -j "$1" -o %i 2>/dev/null)" ] && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+# slurm_release_requeued JOB SECONDS: a requeued job (or array task, JOBID_I) is held
+# for about two minutes before it may start again; once it is back in the queue as
+# pending, this makes it eligible now. 1 when it did not get there in time.
+slurm_release_requeued() {
+  local i n=$(($2 * 5)) st
+  for i in $(seq 1 "$n"); do
+    st=$(squeue -h -j "$1" -o %T 2>/dev/null)
+    [ "$st" = PENDING ] && scontrol update JobId="$1" StartTime=now >/dev/null 2>&1 && return 0
     sleep 0.2
   done
   return 1
