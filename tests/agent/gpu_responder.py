@@ -49,7 +49,7 @@ __global__ void relu_k(const float *x, float *y, long n)
 {
     long i = blockIdx.x * 256L + threadIdx.x;
     if (i < n)
-        y[i] = x[i];   // forgot the relu
+        y[i] = 2.f * x[i];   // not a relu at all
 }
 ''', "relu_k<<<(n + 255) / 256, 256, 0, s>>>((const float *)in[0].data, (float *)out[0].data, n);")
 
@@ -66,8 +66,8 @@ HANG = cuda(r'''
 __global__ void relu_k(const float *x, float *y, long n)
 {
     long i = blockIdx.x * 256L + threadIdx.x;
-    volatile int spin = 1;
-    while (spin)   // never ends
+    long long t = clock64();
+    while (clock64() >= t)   // never ends
         ;
     if (i < n)
         y[i] = x[i] < 0.f ? 0.f : x[i];

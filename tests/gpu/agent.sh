@@ -20,20 +20,31 @@ fails=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fails=$((fails + 1)); fi; }
 q() { python3 -c 'import sqlite3, sys
 for r in sqlite3.connect(sys.argv[1]).execute(sys.argv[2]): print("|".join(map(str, r)))' "$1/run.db" "$2"; }
-agent() {  # RUN_DIR [flags]
+agent() {  # RUN_DIR [flags]   (exec: a background "(agent ...) &" has cutegen's pid)
   local d=$1; shift
-  "$CG" run --task "$TASK" --command "$RESP" --run-dir "$d" --children 2 --fix-attempts 2 \
-    --rounds 3 --timeout 10 --plateau 0 --sol-stop 2 "$@"
+  exec "$CG" run --task "$TASK" --command "$RESP" --run-dir "$d" --children 2 --fix-attempts 2 \
+    --rounds 3 --timeout 10 --plateau 0 --sol-stop 2 ${AGENT_FLAGS:-} "$@"
+}
+stored_requests() {  # RUN_DIR: "tag kind" of every stored model reply, as the responder logs them
+  python3 - "$1/run.db" "$PWD/tests/agent" <<'PY'
+import json, re, sqlite3, sys
+sys.path.insert(0, sys.argv[2])
+import responder
+for (req,) in sqlite3.connect(sys.argv[1]).execute("select request_json from llm_calls where reply_text is not null"):
+    content = json.loads(req)["messages"][-1]["content"]
+    m = re.search(r"\(Request ([^)]*)\.\)", content)
+    print(responder.slug(m.group(1) if m else "untagged"), responder.request_kind(content))
+PY
 }
 verdicts() { q "$1" "select verdict, count(*) from nodes group by verdict order by verdict" | tr '\n' ' '; }
 
 echo "== 1. a scripted run with real kernels on $TASK"
 export RESPONDER_DIR=$OUT/resp1; mkdir -p "$RESPONDER_DIR"
 t0=$(date +%s)
-agent "$OUT/run1" >"$OUT/run1.out" 2>"$OUT/run1.err"; rc=$?
+(agent "$OUT/run1") >"$OUT/run1.out" 2>"$OUT/run1.err"; rc=$?
 echo "exit $rc after $(( $(date +%s) - t0 )) s"; cat "$OUT/run1.out"
 echo "-- tree (id parent kind depth verdict ms speedup)"
-q "$OUT/run1" "select id, coalesce(parent, '-'), kind, depth, verdict, round(time_ms, 4), round(speedup, 3) from nodes order by id"
+q "$OUT/run1" "select id, coalesce(parent_id, '-'), kind, depth, verdict, round(time_ms, 4), round(speedup, 3) from nodes order by id"
 check "the run ends with a stop reason" "[ $rc -eq 0 ] && grep -q '^stopped:' '$OUT/run1.out'"
 V=$(verdicts "$OUT/run1"); echo "verdicts: $V"
 for v in compile_error wrong_result runtime_error timeout; do check "a $v was met and recorded" "echo '$V' | grep -q '$v|'"; done
@@ -53,32 +64,43 @@ resume_test() {  # NAME HOW
   export RESPONDER_DIR=$OUT/resp-$1; mkdir -p "$RESPONDER_DIR"
   echo "== resume after a kill during $name"
   case $how in
-    llm) RESPONDER_KILL_AT="in round 2, child 2 of 2" agent "$d" >"$d.out1" 2>"$d.err1"; rc=$? ;;
-    *)   agent "$d" >"$d.out1" 2>"$d.err1" & pid=$!
+    llm) (RESPONDER_KILL_AT="in round 2, child 2 of 2" agent "$d") >"$d.out1" 2>"$d.err1"; rc=$? ;;
+    *)   (agent "$d") >"$d.out1" 2>"$d.err1" & pid=$!
          # wait for the moment: a build (nvcc running) or a GPU evaluation (a worker running)
          local pat; [ "$how" = build ] && pat='nvcc|cicc|cudafe' || pat='cutegen-worker'
          local n=0 seen=0
          while kill -0 $pid 2>/dev/null; do
-           if pgrep -f "$pat" >/dev/null; then seen=$((seen + 1)); fi
-           # the third sighting: past the first version (not the very first build or eval)
-           if [ $seen -ge 3 ]; then sleep 0.3; kill -9 $pid; break; fi
+           # once three model replies are in (past the first version), at the first sight
+           if [ "$(cat "$RESPONDER_DIR/calls.log" 2>/dev/null | wc -l)" -ge 3 ] && pgrep -f "$pat" >/dev/null; then
+             echo "killing cutegen (pid $pid) while running: $(pgrep -af "$pat" | head -1 | cut -c1-100)"
+             kill -9 $pid; break
+           fi
            sleep 0.2; n=$((n + 1))
          done
          wait $pid; rc=$? ;;
   esac
   local before; before=$(q "$d" "select count(*) from llm_calls")
-  echo "killed: exit $rc, $before model calls recorded; stray processes: $(pgrep -f 'cutegen-worker|cutegen_ref' | wc -l)"
-  sleep 1
-  RESPONDER_KILL_AT= agent "$d" --resume "$d" >"$d.out2" 2>"$d.err2"; local rc2=$?
+  stored_requests "$d" >"$d.stored-before"
+  sleep 2
+  echo "killed: exit $rc, $before model calls recorded; left running 2 s later: $(pgrep -af 'cutegen-worker|cutegen_ref|nvcc' | cut -c1-80 | tr '\n' ';')"
+  (RESPONDER_KILL_AT= agent "$d" --resume "$d") >"$d.out2" 2>"$d.err2"; local rc2=$?
   cat "$d.out2"
   local calls; calls=$(q "$d" "select count(*) from llm_calls")
-  local asked; asked=$(wc -l <"$RESPONDER_DIR/calls.log")
+  local asked; asked=$(cat "$RESPONDER_DIR/calls.log" 2>/dev/null | wc -l)
   local v; v=$(q "$d" "select group_concat(verdict, ',') from (select verdict from nodes order by verdict)")
   check "$name: killed by SIGKILL" "[ $rc -eq 137 ]"
   check "$name: the resumed run ends normally" "[ $rc2 -eq 0 ] && grep -q '^stopped:' '$d.out2'"
   check "$name: $calls calls recorded, as the uninterrupted run's $calls1" "[ $calls -eq $calls1 ]"
-  check "$name: the model answered $asked times for $calls recorded calls (no answer paid twice)" \
-    "[ $asked -eq $calls ]"
+  # Replies in flight when cutegen died were never received and are asked again (at most
+  # one per child being asked at that moment); a reply that was stored must never be.
+  local again; again=$(sort "$RESPONDER_DIR/calls.log" | uniq -d)
+  local paid_twice; paid_twice=$(sort "$RESPONDER_DIR/calls.log" | uniq -d | grep -Fxf "$d.stored-before")
+  echo "  asked again after the resume (in flight at the kill): ${again:-none}" | tr '\n' ' '; echo
+  check "$name: no stored reply was asked for again" "[ -z '$paid_twice' ]"
+  check "$name: at most one question per child asked again ($(echo -n "$again" | grep -c .))" \
+    "[ $(echo -n "$again" | grep -c .) -le 2 ]"
+  check "$name: the model answered $asked times: the run's $calls calls and the lost ones" \
+    "[ $asked -eq $((calls + $(echo -n "$again" | grep -c .))) ]"
   check "$name: the same verdicts as the uninterrupted run" "[ '$v' = '$v1' ]"
   [ "$v" = "$v1" ] || echo "  $v vs $v1"
 }
@@ -97,8 +119,8 @@ for f in sorted(os.listdir(d)):
         continue
     msgs = json.load(open(os.path.join(d, f)))["messages"]
     user = msgs[-1]["content"]
-    system = "".join(m["content"] for m in msgs if m["role"] == "system")
-    k = ("first" if "first version" in f and f.endswith("-ask.json") else
+    system = json.load(open(os.path.join(d, f))).get("system") or ""
+    k = ("first" if "first-version" in f and f.endswith("-ask.json") else
          "fix_compile" if user.startswith("The kernel below does not compile") else
          "fix_wrong" if user.startswith("The kernel below compiles and runs") else
          "fix_runtime" if user.startswith("The kernel below compiles but fails") else
