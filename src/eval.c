@@ -23,6 +23,7 @@
 #include "fingerprint.h"
 #include "gpu.h"
 #include "integrity.h"
+#include "lane.h"
 #include "ncu.h"
 #include "profile_digest.h"
 #include "peer.h"
@@ -63,6 +64,7 @@ struct eval_ctx {
     peer ref;
     peer worker_peer;
     bool worker_up;
+    bool lane_held; /* this judgement holds the GPU's lane (lane.h) */
     json_t *gpu;
     json_t *ready;      /* the reference process's hello */
     json_t *spec;
@@ -863,6 +865,9 @@ static int judge_candidate(struct eval_ctx *c, strbuf *err)
         build_result_release(&br);
         return rc;
     }
+    /* From here on the GPU is used: hold its lane (lane.h) until the judgement ends. */
+    lane_gpu_acquire(c->o->device);
+    c->lane_held = true;
     if ((!c->ready && (rc = ref_wait_ready(c, err))) || (!c->spec && (rc = get_spec(c, err)))) {
         build_result_release(&br);
         return rc;
@@ -954,6 +959,10 @@ int eval_session_judge(eval_session *c, const char *kernel_path, const char *can
     if (c->worker_peer.started)
         peer_stop(&c->worker_peer, 5);
     c->worker_up = false;
+    if (c->lane_held) {
+        lane_gpu_release(c->o->device);
+        c->lane_held = false;
+    }
     add_seconds(c, "total", now_seconds() - t0);
     if (!rc) {
         char *path = xasprintf("%s/report.json", c->cand_dir);
@@ -968,8 +977,13 @@ json_t *eval_session_spec(eval_session *c, strbuf *err)
 {
     if (!c->ready && ref_wait_ready(c, err))
         return NULL;
-    if (!c->spec && get_spec(c, err))
-        return NULL;
+    if (!c->spec) {
+        lane_gpu_acquire(c->o->device);
+        int rc = get_spec(c, err);
+        lane_gpu_release(c->o->device);
+        if (rc)
+            return NULL;
+    }
     return c->spec;
 }
 
@@ -1183,8 +1197,12 @@ int eval_profile(const eval_opts *o, const profile_opts *p, json_t **report, str
     int go_on = rc ? 0 : judge_build(c, &br, err);
     if (go_on < 0)
         rc = -go_on;
-    if (!rc && go_on && !(rc = ref_wait_ready(c, err)) && !(rc = get_spec(c, err)))
-        rc = profile_trial(c, p, br.so_path, details, err);
+    if (!rc && go_on && !(rc = ref_wait_ready(c, err))) {
+        lane_gpu_acquire(o->device);
+        if (!(rc = get_spec(c, err)))
+            rc = profile_trial(c, p, br.so_path, details, err);
+        lane_gpu_release(o->device);
+    }
     build_result_release(&br);
     add_seconds(c, "total", now_seconds() - t0);
     *report = json_incref(c->report);
