@@ -74,9 +74,33 @@ static int64_t best_within(struct agent *a, int64_t horizon);
 
 /* Where the run stands: task, round, best so far, verdicts, spend, elapsed and ETA. On a
  * terminal one line rewritten in place; otherwise a log line (at round ends). */
+/* $CUTEGEN_STATUS_FILE (set by cutegen bench): the run's state as one JSON object,
+ * rewritten atomically at every step, for the sweep's live view. */
+static void write_status(struct agent *a, const char *line, double best_ms, double best_speedup,
+                         int64_t calls, double cost, const char *stop)
+{
+    const char *path = getenv("CUTEGEN_STATUS_FILE");
+    if (!path || !*path)
+        return;
+    json_t *st = json_pack("{s:s, s:i, s:i, s:f, s:f, s:I, s:f, s:f, s:[iiiiii]}", "line", line,
+                           "round", a->rounds_done, "max_rounds", a->o->max_rounds,
+                           "best_ms", best_ms, "best_speedup", best_speedup,
+                           "calls", (json_int_t)calls, "cost_usd", cost,
+                           "elapsed_s", now_seconds() - a->started, "verdicts", a->verdicts[0],
+                           a->verdicts[1], a->verdicts[2], a->verdicts[3], a->verdicts[4],
+                           a->verdicts[5]);
+    if (stop)
+        json_object_set_new(st, "stopped", json_string(stop));
+    char *text = json_dumps(st, JSON_COMPACT);
+    write_file_atomic(path, text, strlen(text));
+    free(text);
+    json_decref(st);
+}
+
 static void show_progress(struct agent *a, int round, bool round_end)
 {
-    if (!a->live && !round_end)
+    bool status_file = getenv("CUTEGEN_STATUS_FILE") != NULL;
+    if (!a->live && !round_end && !status_file)
         return;
     double elapsed = now_seconds() - a->started;
     strbuf line = STRBUF_INIT;
@@ -85,8 +109,11 @@ static void show_progress(struct agent *a, int round, bool round_end)
                 a->o->max_rounds);
     int64_t best = best_within(a, max_node_id(a));
     store_node b;
+    double best_ms = 0, best_speedup = 0;
     if (best > 0 && store_node_get(a->st, best, &b) == 0) {
         strbuf_addf(&line, " | best %.4f ms (%.2fx)", b.time_ms, b.speedup);
+        best_ms = b.time_ms;
+        best_speedup = b.speedup;
         store_node_release(&b);
     } else {
         strbuf_adds(&line, " | no correct kernel yet");
@@ -100,9 +127,10 @@ static void show_progress(struct agent *a, int round, bool round_end)
     if (a->rounds_done > 0 && a->rounds_done < a->o->max_rounds)
         strbuf_addf(&line, ", at most ~%.0f s left",
                     elapsed / a->rounds_done * (a->o->max_rounds - a->rounds_done));
+    write_status(a, line.buf, best_ms, best_speedup, calls, cost, NULL);
     if (a->live)
         fprintf(stderr, "\r\033[K%s", line.buf);
-    else
+    else if (round_end)
         progress("%s", line.buf);
     strbuf_release(&line);
 }
@@ -958,6 +986,7 @@ static void finish(struct agent *a)
            (long long)tin, (long long)tout, cost);
     if (best <= 0) {
         printf("best:     none correct\n");
+        write_status(a, "done: none correct", 0, 0, calls, cost, a->stop_reason ?: "unknown");
         return;
     }
     store_node b;
@@ -971,6 +1000,7 @@ static void finish(struct agent *a)
     printf("best:     node %lld (%s, depth %d): %.4f ms, %.3fx over eager, %.1f%% of the "
            "%.4f ms speed of light\nkernel:   %s\n", (long long)best, b.kind, b.depth, b.time_ms,
            b.speedup, 100 * a->sol_ms / b.time_ms, a->sol_ms, out);
+    write_status(a, "done", b.time_ms, b.speedup, calls, cost, a->stop_reason ?: "unknown");
     free(out);
     free(src);
     store_node_release(&b);

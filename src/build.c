@@ -38,6 +38,7 @@
 
 #include "compile_digest.h"
 #include "proc.h"
+#include "lane.h"
 #include "util.h"
 
 #define MAX_SOURCE (4u << 20)
@@ -418,6 +419,16 @@ typedef struct job {
     const char *no_start; /* a tool that could not be started */
 } job;
 
+/* A compiler process, in one of the host's CPU slots when cutegen bench shares the
+ * cores between processes (lane.h). */
+static int compiler_run(const proc_opts *o, proc_result *r)
+{
+    int slot = lane_cpu_acquire();
+    int rc = proc_run(o, r);
+    lane_cpu_release(slot);
+    return rc;
+}
+
 static double time_left(const job *j)
 {
     double left = j->deadline - now_seconds();
@@ -474,7 +485,7 @@ static enum step_outcome run_step(job *j, const char *const *argv, const char *c
     step_opts(j, &o, argv, env);
     proc_result r;
     proc_result_init(&r);
-    enum step_outcome out = outcome_of(proc_run(&o, &r), &r);
+    enum step_outcome out = outcome_of(compiler_run(&o, &r), &r);
     record_step(j, argv, &r, out);
     proc_result_release(&r);
     return out;
@@ -657,7 +668,7 @@ typedef struct device_task {
 static void *device_thread(void *arg)
 {
     device_task *t = arg;
-    t->started = proc_run(&t->o, &t->r);
+    t->started = compiler_run(&t->o, &t->r);
     return NULL;
 }
 
@@ -745,7 +756,7 @@ static enum step_outcome run_host_front(job *j, dryrun *d, strbuf *why)
     step_opts(j, &o, strv_argv(&argv), NULL);
     proc_result r;
     proc_result_init(&r);
-    enum step_outcome out = outcome_of(proc_run(&o, &r), &r);
+    enum step_outcome out = outcome_of(compiler_run(&o, &r), &r);
     if (out == STEP_OK && parse_dryrun(r.err.buf ? r.err.buf : "", d) < 0) {
         strbuf_adds(why, "nvcc's dry run does not show the expected host steps");
         out = STEP_FAILED;

@@ -21,6 +21,7 @@ static const struct command commands[] = {
     { "build", cmd_build, "compile a kernel into a shared object through the build cache" },
     { "ask", cmd_ask, "send one prompt to a model: reply on stdout, usage and cost on stderr" },
     { "profile", cmd_profile, "profiler digest of a kernel (Nsight Compute), and its structure" },
+    { "bench", cmd_bench, "run many problems at once (a KernelBench sweep): GPU lanes, shared builds, resumable" },
     { "report", cmd_report, "tables and plots of one or more runs: speedups, fast_p, cost (md, csv, html, json)" },
     { "export", cmd_export, "each task's best kernel as a KernelBench ModelNew file (load_inline)" },
     { "recipe", cmd_recipe, "recognise a task spec and write a kernel from the built-in recipes" },

@@ -18,5 +18,6 @@ int cmd_ask(int argc, char **argv);
 int cmd_recipe(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

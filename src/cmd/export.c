@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "bench.h"
 #include "export.h"
 #include "util.h"
 
@@ -69,9 +70,20 @@ int cmd_export(int argc, char **argv)
         fputs(usage_text, stderr);
         return EXIT_USAGE;
     }
-    o.run_dir = argv[optind];
     strbuf log = STRBUF_INIT, err = STRBUF_INIT;
-    int n = export_run(&o, &log, &err);
+    int n_runs, n = 0;
+    char **runs = bench_run_dirs(argv[optind], &n_runs); /* a sweep: each problem's run */
+    if (!runs) {
+        o.run_dir = argv[optind];
+        n = export_run(&o, &log, &err);
+    }
+    for (int i = 0; runs && i < n_runs; i++) {
+        o.run_dir = runs[i];
+        int k = n >= 0 ? export_run(&o, &log, &err) : 0;
+        n = k < 0 ? k : n + k;
+        free(runs[i]);
+    }
+    free(runs);
     if (log.len && !cg_quiet)
         fputs(log.buf, stderr);
     int rc = EXIT_OK;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "bench.h"
 #include "report.h"
 #include "util.h"
 
@@ -48,6 +49,20 @@ static const struct option long_opts[] = {
 
 static int load_one(report *r, const char *dir)
 {
+    int n;
+    char **runs = bench_run_dirs(dir, &n); /* a sweep (cutegen bench): its problems' runs */
+    if (runs) {
+        int rc = 0;
+        for (int i = 0; i < n; i++) {
+            if (!rc)
+                rc = load_one(r, runs[i]);
+            free(runs[i]);
+        }
+        free(runs);
+        if (!n)
+            warning("the sweep '%s' holds no run yet", dir);
+        return rc;
+    }
     strbuf err = STRBUF_INIT;
     int rc = report_load(r, dir, &err);
     if (rc < 0)
@@ -105,8 +120,10 @@ int cmd_report(int argc, char **argv)
         }
         for (size_t i = 0; g == 0 && i < gl.gl_pathc && !rc; i++) {
             char *db = xasprintf("%s/run.db", gl.gl_pathv[i]);
-            bool is_run = file_exists(db);
+            char *bdb = xasprintf("%s/bench.db", gl.gl_pathv[i]);
+            bool is_run = file_exists(db) || file_exists(bdb);
             free(db);
+            free(bdb);
             if (is_run && load_one(&r, gl.gl_pathv[i]) < 0)
                 rc = EXIT_USAGE;
         }

@@ -56,7 +56,7 @@ enum { O_TASK = 256, O_RUN_DIR, O_RESUME, O_SEED, O_CHILDREN, O_FIXES, O_ROUNDS,
        O_PROVIDER, O_MODEL, O_BASE_URL, O_MAX_TOKENS, O_COMMAND, O_REPLAY, O_REPLAY_ORDER,
        O_RECORD, O_CONFIG, O_BUDGET_USD, O_BUDGET_CALLS, O_BUDGET_TOKENS, O_BUDGET_SECONDS,
        O_TRIALS, O_ITERS, O_WARMUP, O_TIMEOUT, O_DEVICE, O_NO_COMPILE, O_PYTHON, O_WORKER,
-       O_CUTLASS, O_ARCH };
+       O_CUTLASS, O_ARCH, O_CHECK_ARGS };
 
 static const struct option options[] = {
     { "task", 1, NULL, O_TASK }, { "run-dir", 1, NULL, O_RUN_DIR },
@@ -77,7 +77,7 @@ static const struct option options[] = {
     { "timeout", 1, NULL, O_TIMEOUT }, { "device", 1, NULL, O_DEVICE },
     { "no-compile", 0, NULL, O_NO_COMPILE }, { "python", 1, NULL, O_PYTHON },
     { "worker", 1, NULL, O_WORKER }, { "cutlass", 1, NULL, O_CUTLASS },
-    { "arch", 1, NULL, O_ARCH }, { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' },
+    { "arch", 1, NULL, O_ARCH }, { "check-args", 0, NULL, O_CHECK_ARGS }, { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -109,6 +109,7 @@ static int load_llm_config(int argc, char **argv, llm_config *cfg)
 }
 
 static bool provider_given;
+static bool check_only; /* --check-args (cutegen bench): parse the options and stop */
 
 /* Whether a model was configured at all: a flag, CUTEGEN_PROVIDER, or the config file. */
 static bool model_configured(int argc, char **argv)
@@ -185,6 +186,7 @@ static int apply(int c, const char *arg, agent_opts *o)
     case O_WORKER: o->eval.worker = arg; break;
     case O_CUTLASS: o->eval.cutlass_dir = arg; break;
     case O_ARCH: o->eval.arch = arg; break;
+    case O_CHECK_ARGS: check_only = true; break;
     case 'q': cg_quiet = true; break;
     default: return -1;
     }
@@ -217,6 +219,10 @@ int cmd_run(int argc, char **argv)
     if (!o.task_path) {
         error("run needs --task PROBLEM.py (also when resuming: the problem is checked "
               "against the run's)");
+        goto out;
+    }
+    if (check_only) {
+        rc = EXIT_OK;
         goto out;
     }
     if (!model_configured(argc, argv)) {

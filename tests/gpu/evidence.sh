@@ -3,7 +3,7 @@
 # parallel prebuild of every kernel, the GPU test suite (tests/gpu/run.sh), profiler
 # digests of an elementwise kernel, a GEMM and a reduction, and the build-speed bench.
 # Everything lands in $OUT/evidence.tar.gz; short tables go to stdout.
-#   tests/gpu/evidence.sh [suite|good|adversarial|examples] [profile] [recipes] [buildspeed]
+#   tests/gpu/evidence.sh [suite|good|adversarial|examples] [specs] [agent] [profile] [recipes] [buildspeed]
 #   (default: suite profile; suite is all three of good, adversarial, examples)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,6 +24,7 @@ CG=build/cutegen
 $CG doctor 2>&1 | tee "$OUT/doctor.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee -a "$OUT/doctor.txt"
 
+case " $sections " in *" suite "*|*" good "*|*" adversarial "*|*" examples "*)
 t0=$(date +%s)
 $CG build --jobs "$(nproc)" --json -q examples/kernels/*.cu tests/kernels/good/*.cu \
   tests/kernels/adversarial/*.cu >"$OUT/prebuild.jsonl" 2>"$OUT/prebuild.err"
@@ -37,6 +38,7 @@ for line in open(sys.argv[1]):
         continue
     print("  %-26s %-14s %-6s %6.2fs" % (r.get("kernel", "?").split("/")[-1], r.get("status"), r.get("mode", ""), r.get("seconds", 0)))
 PY
+;; esac
 
 # If the default (split) build does not give a working kernel, say so and use plain.
 $CG eval --task examples/problems/relu_small.py --kernel tests/kernels/good/relu_basic.cu \
@@ -48,6 +50,26 @@ if ! grep -q '"verdict": "ok"' "$OUT/sanity.json"; then
 else
   echo "sanity eval ok (split build): $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["seconds"])' "$OUT/sanity.json")"
 fi
+
+# The real task specs of every level-1 and level-2 problem (the recipe tests' fixtures
+# are checked against them), and which of them the built-in recipes cover.
+case " $sections " in *" specs "*)
+  timeout 400 python3 tests/gpu/dump_specs.py "$OUT/specs/level1" "$KB"/level1/*.py --budget-seconds ${SPEC_BUDGET:-150} \
+    >"$OUT/specs-level1.log" 2>&1
+  timeout 400 python3 tests/gpu/dump_specs.py "$OUT/specs/level2" "$KB"/level2/*.py --budget-seconds ${SPEC_BUDGET:-150} \
+    >"$OUT/specs-level2.log" 2>&1
+  tail -1 "$OUT/specs-level1.log"; tail -1 "$OUT/specs-level2.log"
+  grep FAILED "$OUT"/specs-level*.log | head
+  for f in "$OUT"/specs/level*/*.json; do
+    printf '%s\t%s\n' "$(basename "$(dirname "$f")")/$(basename "$f" .json)" \
+      "$($CG recipe --spec "$f" 2>&1 | grep -E '^(family|not covered)' | head -1)"
+  done >"$OUT/coverage.tsv"
+  echo "covered: $(grep -c 'family' "$OUT/coverage.tsv") of $(wc -l <"$OUT/coverage.tsv")" ;;
+esac
+
+case " $sections " in *" agent "*)
+  OUT=$OUT/agent tests/gpu/agent.sh "$KB" 2>&1 | tee "$OUT/agent.log" | grep -v '^ok:' ;;
+esac
 
 case " $sections " in *" suite "*)
   KB=$KB tests/gpu/run.sh --kernelbench "$KB" --out "$OUT/suite" -j "${JOBS:-3}" >"$OUT/suite.log" 2>&1

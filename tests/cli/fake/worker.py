@@ -63,4 +63,5 @@ for line in sys.stdin:
         n = req["iters"]
         ev = [fake_ms] * n
         wall = [t * (3.0 if mode == "escape" else 1.01) for t in ev]
-        send({"ok": True, "status": 0, "times_ms": ev, "wall_ms": wall})
+        tail = [t * (2.0 if mode == "escape" else 0.001) for t in ev]
+        send({"ok": True, "status": 0, "times_ms": ev, "wall_ms": wall, "tail_ms": tail})

@@ -4,8 +4,8 @@
 //   joining it to the given stream: the events on the given stream time nothing, yet the
 //   outputs are right after the harness's device-wide sync. The work is made deliberately
 //   slow (relu recomputed 200 times, ~1 ms) so the escape is far above the 0.05 ms slack.
-//   Caught by: the timer-escape check (host time around the call with a device-wide sync
-//   against event time on the given stream).
+//   Caught by: the timer-escape check (the device is still busy after the end event on the
+//   given stream has completed: the tail of a device-wide sync).
 #include <cutegen/abi.h>
 
 __global__ void relu_kernel(const float *__restrict__ x, float *__restrict__ y, int64_t n)
