@@ -235,15 +235,33 @@ slurm_wait_job() {
   return 1
 }
 
-# slurm_release_requeued JOB SECONDS: a requeued job (or array task, JOBID_I) is held
-# for about two minutes before it may start again; once it is back in the queue as
-# pending, this makes it eligible now. 1 when it did not get there in time.
+# slurm_release_requeued JOB SECONDS: call it right after `scontrol requeue JOB`. A
+# requeued job (or array task, JOBID_I) is held for about two minutes before it may start
+# again; this makes it eligible at once, but safely: only once it is back in the queue as
+# pending, its last attempt's steps are gone from the node (slurmd's step sockets in the
+# spool directory), and the clock has left the second of the requeue. slurmd revokes the
+# job's credential at the requeue, with a time in whole seconds, and refuses a launch whose
+# credential is from that second ("Job N already killed, do not launch batch job": the job
+# fails). 1 when that did not happen in time.
 slurm_release_requeued() {
-  local i n=$(($2 * 5)) st
+  local i n=$(($2 * 5)) st id requeued
+  requeued=$(date +%s)
+  id=$(squeue -h -j "$1" -o %A 2>/dev/null | head -n 1)
+  [ -n "$id" ] || return 1
   for i in $(seq 1 "$n"); do
     st=$(squeue -h -j "$1" -o %T 2>/dev/null)
-    [ "$st" = PENDING ] && scontrol update JobId="$1" StartTime=now >/dev/null 2>&1 && return 0
+    if [ "$st" = PENDING ] && ! _slurm_has_steps "$id" && [ "$(date +%s)" -gt "$requeued" ]; then
+      scontrol update JobId="$1" StartTime=now >/dev/null 2>&1 && return 0
+    fi
     sleep 0.2
+  done
+  return 1
+}
+
+_slurm_has_steps() {  # JOBID: whether slurmd still holds a step of the job
+  local f
+  for f in "$SLURM_CLUSTER_DIR"/spool/*_"$1".*; do
+    [ -e "$f" ] && return 0
   done
   return 1
 }

@@ -71,11 +71,14 @@ if [ "$(grep -c . "$OUTD/${job}_1.out")" -eq 2 ] && grep -q "^task 1 of $job res
   echo "ok: the second attempt appended to the same output, SLURM_RESTART_COUNT=1"
 else echo "FAIL: output after requeue:"; sed 's/^/  | /' "$OUTD/${job}_1.out"; failures=$((failures + 1)); fi
 
-# Requeue a running task: its whole tree ends, a child in a session of its own included.
+# Requeue a running array task: its whole tree ends, a child in a session of its own
+# included, and it runs again (released at once: slurm_release_requeued waits out the
+# second in which slurmd revoked the task's credential, or the launch would fail).
 cat >"$TMP/hold.sh" <<EOF
 #!/bin/sh
+#SBATCH --array=0
 #SBATCH --requeue
-#SBATCH --output=$TMP/hold-%j.out
+#SBATCH --output=$TMP/hold-%A.out
 if [ "\${SLURM_RESTART_COUNT:-0}" -eq 0 ]; then
   setsid sleep 300 </dev/null >/dev/null 2>&1 &
   echo \$! >$TMP/hold-child.pid
@@ -89,14 +92,17 @@ child=$(cat "$TMP/hold-child.pid" 2>/dev/null)
 tests=$((tests + 1))
 if [ -n "$child" ] && running "$child"; then echo "ok: the held task runs, its detached child is $child"; else
   echo "FAIL: the held task did not start"; squeue; failures=$((failures + 1)); fi
-expect_exit 0 "scontrol requeue of a running task" -- scontrol requeue "$hold"
+expect_exit 0 "scontrol requeue of a running task" -- scontrol requeue "${hold}_0"
+tests=$((tests + 1))
+slurm_release_requeued "${hold}_0" 30 && echo "ok: released once its old attempt was gone" || { echo "FAIL: the requeued task never came back to the queue"; failures=$((failures + 1)); }
 for i in $(seq 1 100); do running "$child" || break; sleep 0.2; done
 tests=$((tests + 1))
 if [ -n "$child" ] && ! running "$child"; then echo "ok: the requeue ended the task's detached child too"; else
   echo "FAIL: process $child outlived its requeued task"; failures=$((failures + 1)); fi
-slurm_release_requeued "$hold" 30
 slurm_wait_job "$hold" 60
 expect_grep '^attempt 1$' "$TMP/hold-$hold.out" "the requeued task ran again"
+tests=$((tests + 1))
+[ "$(slurm_task_states "$hold")" = "0 COMPLETED" ] && echo "ok: and completed" || { echo "FAIL: $(slurm_task_states "$hold")"; failures=$((failures + 1)); }
 
 pids=$_slurm_pids
 slurm_cluster_stop

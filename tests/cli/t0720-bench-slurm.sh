@@ -63,7 +63,7 @@ BENCH_ARGS=(--kernelbench "$TMP/kb" --level 1 --jobs 1 --command "$TMP/model.py"
 
 # --slurm-script-only: written, not submitted; the default shard count is said.
 expect_exit 0 "--slurm-script-only" -- "$CUTEGEN" bench --slurm --slurm-script-only "${BENCH_ARGS[@]}" --run-dir "$TMP/only"
-expect_grep 'shards: 1 \(7 problems / 10' "$TMP/out" "the default shard count is said"
+expect_grep '^shards: +1 \(7 problems / 10, at least 1' "$TMP/out" "the default shard count is said"
 expect_grep '#SBATCH --array=0-0' "$TMP/only/slurm/bench.sbatch" "the script is written"
 expect_grep '#SBATCH --gres=gpu:1' "$TMP/only/slurm/bench.sbatch" "one GPU per task by default"
 tests=$((tests + 1))
@@ -75,6 +75,21 @@ s=$TMP/only2/slurm/bench.sbatch
 if grep -q '^#SBATCH --array=0-3$' "$s" && ! grep -q gres "$s" && grep -q '^#SBATCH --partition=debug$' "$s" &&
   grep -q '^#SBATCH --time=00:30:00$' "$s"; then echo "ok: shards, no GPU, partition and time in the script"; else
   echo "FAIL: script:"; sed 's/^/  | /' "$s"; failures=$((failures + 1)); fi
+expect_exit 2 "another shard count on the same run directory" -- "$CUTEGEN" bench --slurm --slurm-script-only --shards 2 "${BENCH_ARGS[@]}" --run-dir "$TMP/only2"
+expect_grep 'already holds a sweep in 4 shards' "$TMP/err" "says how the directory was sharded"
+expect_exit 0 "two GPUs and four CPUs a task, a relative run directory" -- sh -c 'cd "$1" && shift && exec "$@"' sh "$TMP" \
+  "$CUTEGEN" bench --slurm --slurm-script-only --shards 2 --slurm-gpus-per-task 2 --slurm-cpus-per-task 4 "${BENCH_ARGS[@]}" --run-dir rel
+s=$TMP/rel/slurm/bench.sbatch
+tests=$((tests + 1))
+if grep -q '^#SBATCH --gres=gpu:2$' "$s" && grep -q '^#SBATCH --cpus-per-task=4$' "$s" && grep -q -- ' --gpus 0,1 --cpus 4 --shard ' "$s" &&
+  grep -q -F "#SBATCH --output=$TMP/rel/slurm/%A_%a.out" "$s" && grep -q -F "#SBATCH --chdir=$TMP" "$s"; then
+  echo "ok: the task asks for 2 GPUs and 4 CPUs, bench uses them, paths are absolute"; else
+  echo "FAIL: script:"; sed 's/^/  | /' "$s"; failures=$((failures + 1)); fi
+expect_exit 0 "--gpus given: kept as it is" -- "$CUTEGEN" bench --slurm --slurm-script-only --slurm-gpus-per-task 2 "${BENCH_ARGS[@]}" --gpus 1 --run-dir "$TMP/only3"
+tests=$((tests + 1))
+n=$(grep -c -- '--gpus' "$TMP/only3/slurm/bench.sbatch")
+grep -q -- ' --gpus 1 --shard ' "$TMP/only3/slurm/bench.sbatch" && [ "$n" -eq 1 ] && echo "ok: bench's own --gpus is passed on alone" ||
+  { echo "FAIL: --gpus in the script:"; grep -- --gpus "$TMP/only3/slurm/bench.sbatch"; failures=$((failures + 1)); }
 expect_exit 2 "--shards 0" -- "$CUTEGEN" bench --slurm --shards 0 "${BENCH_ARGS[@]}" --run-dir "$TMP/bad"
 expect_exit 2 "--slurm with --shard" -- "$CUTEGEN" bench --slurm --shard 0/2 "${BENCH_ARGS[@]}" --run-dir "$TMP/bad"
 expect_exit 2 "a bad --slurm-time" -- "$CUTEGEN" bench --slurm --slurm-time 4h "${BENCH_ARGS[@]}" --run-dir "$TMP/bad"
@@ -89,7 +104,7 @@ expect_grep 'sinfo -s' "$TMP/err" "and what to do"
 # The sweep: three shards on the cluster.
 expect_exit 0 "bench --slurm --shards 3" -- "$CUTEGEN" bench --slurm --shards 3 "${BENCH_ARGS[@]}" --run-dir "$RUN"
 cp "$TMP/out" "$TMP/submit.out"
-job=$(sed -n 's/^slurm: submitted job \([0-9][0-9]*\).*/\1/p' "$TMP/submit.out")
+job=$(sed -n 's/^slurm: *submitted job \([0-9][0-9]*\).*/\1/p' "$TMP/submit.out")
 tests=$((tests + 1))
 [ -n "$job" ] && echo "ok: submitted as job $job" || { echo "FAIL: no job id printed"; sed 's/^/  | /' "$TMP/submit.out"; failures=$((failures + 1)); job=0; }
 expect_grep "script: +$RUN/slurm/bench\.sbatch" "$TMP/submit.out" "the script's path is printed"
@@ -114,7 +129,9 @@ if slurm_wait_job "$job" 600; then echo "ok: every task finished"; else
 slurm_task_states "$job" >"$TMP/states"
 tests=$((tests + 1))
 [ "$(tr '\n' ' ' <"$TMP/states")" = "0 COMPLETED 1 COMPLETED 2 COMPLETED " ] && echo "ok: three tasks completed" ||
-  { echo "FAIL: states: $(cat "$TMP/states")"; failures=$((failures + 1)); }
+  { echo "FAIL: states: $(cat "$TMP/states")"; scontrol show job "$job" | grep -E 'JobId=|JobState=|Restarts='
+    grep -E "JobId=[0-9]+ |_1|requeue|REQUEUE" "$SLURM_CLUSTER_DIR/log/slurmctld.log" | tail -20
+    grep -v -i pmix "$SLURM_CLUSTER_DIR/log/slurmd.log" | tail -25; failures=$((failures + 1)); }
 
 # Each array index ran its own shard, into its own directory, with its own output.
 : >"$TMP/all"
