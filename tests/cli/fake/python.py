@@ -4,7 +4,8 @@
 Called as `python.py -u SCRIPT --task PROBLEM --device N`; speaks the reference process's
 protocol (docs/protocol.md). FAKE_REF_MODE picks a behaviour: ok, wrong, modified,
 cached (trials pass, the timed trial's output is wrong), import_error, no_torch,
-reference_error (the reference fails when making a trial). FAKE_SPEC=FILE answers
+reference_error (the reference fails when making a trial); a problem file's own
+"# FAKE_REF_MODE=<mode>" line overrides it. FAKE_SPEC=FILE answers
 "spec" with that task spec instead of the stand-in one.
 """
 import json
@@ -12,6 +13,14 @@ import os
 import sys
 
 mode = os.environ.get("FAKE_REF_MODE", "ok")
+# A problem file may pick its own mode with a line "# FAKE_REF_MODE=<mode>" (for sweeps).
+if "--task" in sys.argv:
+    try:
+        for line in open(sys.argv[sys.argv.index("--task") + 1]):
+            if line.startswith("# FAKE_REF_MODE="):
+                mode = line.strip().split("=", 1)[1]
+    except OSError:
+        pass
 
 
 def send(obj):
