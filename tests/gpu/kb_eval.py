@@ -20,11 +20,20 @@ def stub_missing_modules():
     """KernelBench imports requests and pydantic at the top of eval.py; a GPU host without
     network may lack them. Neither is used on the path taken here (requests fetches
     problems by id; pydantic only types the result), so minimal stand-ins do."""
-    try:
-        import requests  # noqa: F401
-    except ImportError:
-        sys.modules["requests"] = types.ModuleType("requests")
-        print("note: requests is not installed; a stand-in module is used (not needed here)")
+    # Modules KernelBench imports at the top for model calls, progress bars and .env
+    # files, none of which its eval uses; stand-ins where they are not installed.
+    unused = {"requests": {}, "dotenv": {"load_dotenv": lambda *a, **k: None},
+              "tqdm": {"tqdm": lambda it=None, *a, **k: it}, "openai": {"OpenAI": object},
+              "litellm": {"completion": None}}
+    for name, attrs in unused.items():
+        try:
+            __import__(name)
+        except ImportError:
+            mod = types.ModuleType(name)
+            for k, v in attrs.items():
+                setattr(mod, k, v)
+            sys.modules[name] = mod
+            print("note: %s is not installed; a stand-in module is used (eval does not use it)" % name)
     try:
         import pydantic  # noqa: F401
     except ImportError:
