@@ -762,6 +762,8 @@ static int plant_recipes(struct agent *a, bool *covered, strbuf *why, strbuf *er
     recipe_hw_from_gpu(&a->gpu, &hw);
     recipe_params params[RECIPE_MAX_VARIANTS];
     int nv = recipe_variants(&plan, &hw, params, RECIPE_MAX_VARIANTS);
+    if (a->o->recipe_variants > 0 && nv > a->o->recipe_variants)
+        nv = a->o->recipe_variants; /* the first are the best guesses */
     int64_t *nodes = xcalloc((size_t)nv + 1, sizeof *nodes);
     char **paths = xcalloc((size_t)nv + 1, sizeof *paths);
     int k = 0, fatal = 0;

@@ -24,6 +24,8 @@ static const char usage_text[] =
     "  --run-dir DIR        where the run goes (default runs/<date>-<problem>)\n"
     "  --seed-kernel FILE   start from this kernel instead of asking for a first version;\n"
     "                       'builtin': from the best variant of the built-in recipes\n"
+    "  --variants N         built-in recipes: judge only the first N variants (the best\n"
+    "                       guesses come first; default all)\n"
     "  --children N         children asked per round (default 3)\n"
     "  --fix-attempts N     fixes per failed child (default 2)\n"
     "  --rounds N           at most N rounds (default 6)\n"
@@ -56,7 +58,7 @@ enum { O_TASK = 256, O_RUN_DIR, O_RESUME, O_SEED, O_CHILDREN, O_FIXES, O_ROUNDS,
        O_PROVIDER, O_MODEL, O_BASE_URL, O_MAX_TOKENS, O_COMMAND, O_REPLAY, O_REPLAY_ORDER,
        O_RECORD, O_CONFIG, O_BUDGET_USD, O_BUDGET_CALLS, O_BUDGET_TOKENS, O_BUDGET_SECONDS,
        O_TRIALS, O_ITERS, O_WARMUP, O_TIMEOUT, O_DEVICE, O_NO_COMPILE, O_PYTHON, O_WORKER,
-       O_CUTLASS, O_ARCH, O_CHECK_ARGS };
+       O_CUTLASS, O_ARCH, O_CHECK_ARGS, O_VARIANTS };
 
 static const struct option options[] = {
     { "task", 1, NULL, O_TASK }, { "run-dir", 1, NULL, O_RUN_DIR },
@@ -77,7 +79,8 @@ static const struct option options[] = {
     { "timeout", 1, NULL, O_TIMEOUT }, { "device", 1, NULL, O_DEVICE },
     { "no-compile", 0, NULL, O_NO_COMPILE }, { "python", 1, NULL, O_PYTHON },
     { "worker", 1, NULL, O_WORKER }, { "cutlass", 1, NULL, O_CUTLASS },
-    { "arch", 1, NULL, O_ARCH }, { "check-args", 0, NULL, O_CHECK_ARGS }, { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' },
+    { "arch", 1, NULL, O_ARCH }, { "check-args", 0, NULL, O_CHECK_ARGS },
+    { "variants", 1, NULL, O_VARIANTS }, { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -187,6 +190,7 @@ static int apply(int c, const char *arg, agent_opts *o)
     case O_CUTLASS: o->eval.cutlass_dir = arg; break;
     case O_ARCH: o->eval.arch = arg; break;
     case O_CHECK_ARGS: check_only = true; break;
+    case O_VARIANTS: rc = number("--variants", arg, 1, &d); o->recipe_variants = (int)d; break;
     case 'q': cg_quiet = true; break;
     default: return -1;
     }
