@@ -402,9 +402,10 @@ static int64_t make_child(struct agent *a, int64_t parent, const char *kind, int
                                   call_id);
         } else {
             node = 0;
-            char *ev = json_dumps(json_pack("{s:s, s:I, s:s}", "kind", kind, "call",
-                                            (json_int_t)call_id, "error", er.error.buf),
-                                  JSON_COMPACT);
+            json_t *evj = json_pack("{s:s, s:I, s:s}", "kind", kind, "call",
+                                    (json_int_t)call_id, "error", er.error.buf);
+            char *ev = json_dumps(evj, JSON_COMPACT);
+            json_decref(evj);
             store_event(a->st, a->task, "unusable_reply", ev);
             free(ev);
             strbuf_reset(why);
@@ -989,8 +990,13 @@ static void final_timing(struct agent *a, int64_t node, const store_node *b)
                               b->fingerprint) < 0)
             warning("cannot record the final timing of node %lld: %s", (long long)node,
                     store_error(a->st));
-        store_event(a->st, a->task, "final", "{\"ok\":true}");
         eval_final_describe(report, &line);
+        json_t *ev = json_pack("{s:b, s:I, s:s}", "ok", 1, "node", (json_int_t)node, "line",
+                               line.buf);
+        char *evs = json_dumps(ev, JSON_COMPACT);
+        store_event(a->st, a->task, "final", evs);
+        free(evs);
+        json_decref(ev);
         printf("verified: %s\n", line.buf);
     } else {
         if (rc)
@@ -1000,12 +1006,17 @@ static void final_timing(struct agent *a, int64_t node, const store_node *b)
                         json_string_value(json_object_get(report, "message")) ?: "");
         if (text)
             store_node_attach(a->st, node, "final.json", text, strlen(text));
-        json_t *ev = json_pack("{s:b, s:s, s:s?}", "ok", 0, "why", line.buf, "verdict", v);
+        json_t *ev = json_pack("{s:b, s:I, s:s, s:s?}", "ok", 0, "node", (json_int_t)node,
+                               "why", line.buf, "verdict", v);
         char *evs = json_dumps(ev, JSON_COMPACT);
         store_event(a->st, a->task, "final", evs);
         free(evs);
         json_decref(ev);
+        /* the first line, without the log tail a process that died leaves */
         size_t first = strcspn(line.buf, "\n");
+        const char *tail = strstr(line.buf, "; its last output:");
+        if (tail && (size_t)(tail - line.buf) < first)
+            first = (size_t)(tail - line.buf);
         printf("verified: not done: the final timing failed (%.*s); the numbers above stay "
                "the search's (kernel and PyTorch timed in separate processes)\n", (int)first,
                line.buf);
