@@ -774,7 +774,8 @@ def final(task, req):
     the candidate's, and fatal: the context may be broken."""
     ran = []
     try:
-        result = final_timing(task, req, ran)
+        with task.torch.no_grad():
+            result = final_timing(task, req, ran)
         task.torch.cuda.empty_cache()  # its tensors went with final_timing's frame
         return result
     except (FinalFailure, task.torch.cuda.OutOfMemoryError):
@@ -788,6 +789,7 @@ def final(task, req):
 
 
 def final_timing(task, req, ran):
+    """Runs under torch.no_grad(). ran gets an entry once candidate code has run."""
     torch = task.torch
     t_start = time.time()
     seed = int(req.get("seed", 4243))
@@ -799,8 +801,7 @@ def final_timing(task, req, ran):
 
     model, _ = task.make_model(seed)
     inputs = task.make_inputs(seed)
-    with torch.no_grad():
-        expected = [o.detach() for o in Task.outputs_of(model(*inputs), torch)]
+    expected = [o.detach() for o in Task.outputs_of(model(*inputs), torch)]
     # What the candidate is given, as in a trial: forward()'s arguments (numbers as 0-dim
     # tensors), then parameters and buffers in state_dict order, each copied densely into
     # an allocation of its own; outputs contiguous with the reference's shapes and dtypes.
@@ -841,34 +842,33 @@ def final_timing(task, req, ran):
 
     result = {"ok": True, "pass": True, "seed": seed, "rounds": rounds, "iters": iters,
               "warmup": warmup, "workspace_bytes": bind.ws_bytes}
-    with torch.no_grad():
-        compiled = None
-        if req.get("compile", True):
-            try:
-                compiled, result["compile_seconds"] = compile_model(torch, model, inputs)
-            except Exception as e:  # noqa: BLE001 - report, do not die
-                if is_cuda_error(e):
-                    raise
-                result["compile_error"] = f"{type(e).__name__}: {str(e)[:300]}"
-        sides = [("kernel", run_kernel, poison_outputs), ("eager", lambda: model(*inputs), None)]
-        if compiled is not None:
-            sides.append(("compile", lambda: compiled(*inputs), None))
-        for _name, fn, _before in sides:
-            for _ in range(warmup):
-                fn()
-            torch.cuda.synchronize()
-        flush = torch.empty(flush_size(torch) // 4, dtype=torch.int32, device=task.device)
-        times = {name: [] for name, _fn, _b in sides}
-        medians = {name: [] for name, _fn, _b in sides}
-        orders = []
-        for r in range(rounds):
-            order = sides if r % 2 == 0 else sides[::-1]  # ABBA: K E C, C E K, K E C, ...
-            orders.append([name for name, _fn, _b in order])
-            for name, fn, before in order:
-                ts = timed_calls(torch, fn, iters, flush, stream, before)
-                times[name].extend(ts)
-                medians[name].append(statistics.median(ts))
-        del flush
+    compiled = None
+    if req.get("compile", True):
+        try:
+            compiled, result["compile_seconds"] = compile_model(torch, model, inputs)
+        except Exception as e:  # noqa: BLE001 - report, do not die
+            if is_cuda_error(e):
+                raise
+            result["compile_error"] = f"{type(e).__name__}: {str(e)[:300]}"
+    sides = [("kernel", run_kernel, poison_outputs), ("eager", lambda: model(*inputs), None)]
+    if compiled is not None:
+        sides.append(("compile", lambda: compiled(*inputs), None))
+    for _name, fn, _before in sides:
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+    flush = torch.empty(flush_size(torch) // 4, dtype=torch.int32, device=task.device)
+    times = {name: [] for name, _fn, _b in sides}
+    medians = {name: [] for name, _fn, _b in sides}
+    orders = []
+    for r in range(rounds):
+        order = sides if r % 2 == 0 else sides[::-1]  # ABBA: K E C, C E K, K E C, ...
+        orders.append([name for name, _fn, _b in order])
+        for name, fn, before in order:
+            ts = timed_calls(torch, fn, iters, flush, stream, before)
+            times[name].extend(ts)
+            medians[name].append(statistics.median(ts))
+    del flush
 
     # The kernel's last timed call, on outputs poisoned just before it: a kernel that
     # skips work on repeated calls leaves NaN behind. (Inputs were checked after the
