@@ -8,6 +8,9 @@
  * The worker is started once per evaluation; when it crashes, hangs or reports a CUDA
  * error, the verdict is decided and it is not restarted. The reference process is
  * started before the build so that importing torch overlaps compiling the kernel.
+ * The final timing (eval_session_final) is the one time candidate code runs in the
+ * reference process itself; that process is retired afterwards and a new one started
+ * when the session next needs it.
  */
 #include "eval.h"
 

@@ -8,6 +8,8 @@
  * the candidate and PyTorch (eager and torch.compile) the same way. The result is one
  * JSON report (docs/eval.md lists its fields) with a verdict:
  *   ok, compile_error, runtime_error, wrong_result, timeout, rejected.
+ * The final timing of a correct kernel (eval_session_final) times it once more inside
+ * the reference process, interleaved with PyTorch (docs/protocol.md).
  */
 #ifndef CUTEGEN_EVAL_H
 #define CUTEGEN_EVAL_H
