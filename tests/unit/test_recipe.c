@@ -56,10 +56,11 @@ static void test_expectations(void **state)
         strbuf why = STRBUF_INIT;
         char *fx = fixture(line);
         int rc = recipe_recognise_file(fx, &p, &why);
-        if (!strcmp(want, "pointwise") || !strcmp(want, "reduce")) {
+        if (!strcmp(want, "pointwise") || !strcmp(want, "reduce") || !strcmp(want, "norm")) {
             if (rc != 0)
                 fail_msg("%s: expected %s, got '%s'", line, want, why.buf);
-            assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE : RECIPE_REDUCE);
+            assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE
+                                       : !strcmp(want, "reduce") ? RECIPE_REDUCE : RECIPE_NORM);
         } else {
             if (rc != 1 || !str_starts_with(why.buf, want))
                 fail_msg("%s: expected '%s...', got rc %d '%s'", line, want, rc, why.buf);
