@@ -1569,15 +1569,328 @@ enum norm_mode recipe_norm_mode(const recipe_plan *p, const recipe_params *k)
     return p->inner == 1 ? NM_ROWS : NM_COLS;
 }
 
+static int plan_vec(const recipe_plan *p)
+{
+    return 16 / elem_size(p->output.dtype);
+}
+
+static int n_full(const recipe_plan *p)
+{
+    int n = 0;
+    for (int i = 0; i < p->n_inputs; i++)
+        n += p->kind[i] == RK_FULL;
+    return n > 0 ? n : 1;
+}
+
+/* 16-byte vectors of a row, at most (a row that does not start on a vector boundary
+ * touches one more). */
+static int64_t row_vecs(const recipe_plan *p)
+{
+    int64_t vec = plan_vec(p);
+    return p->r % vec == 0 ? p->r / vec : (p->r + 2 * vec - 2) / vec;
+}
+
+/* 32-bit registers a thread may spend on held data at this CTA size: at 1024 threads
+ * the cap is 64 registers a thread, at 512 it is 128, at 256 two CTAs an SM leave 128. */
+static int reg_budget(int threads)
+{
+    return threads >= 1024 ? 32 : threads >= 512 ? 80 : 96;
+}
+
+static int push_k(recipe_params *out, int n, int max, recipe_params k)
+{
+    for (int i = 0; i < n; i++)
+        if (!memcmp(&out[i], &k, sizeof k))
+            return n;
+    if (n < max)
+        out[n++] = k;
+    return n;
+}
+
+static int pow2_ge(int64_t v)
+{
+    int r = 1;
+    while (r < v && r < (1 << 20))
+        r <<= 1;
+    return r;
+}
+
+/*
+ * The variants, best guess first (docs/recipes.md, "Variants and pruning"):
+ * - no statistics: the pointwise pass, (threads, unroll) as the pointwise family;
+ * - rows: a warp a row holding it in registers (short rows), a CTA a row holding it, a
+ *   cluster of 2-8 CTAs holding it (sm_90; rows too long for one CTA), the row split
+ *   over CTAs through the workspace (fewer rows than 2 CTAs an SM), and a CTA a row
+ *   streaming it; registers held per thread stay within reg_budget();
+ * - columns: a thread a column holding it (R <= 64), streaming it, and split over CTAs
+ *   when there are too few columns for the GPU.
+ */
 int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
-    (void)p; (void)hw; (void)max;
-    out[0] = (recipe_params){ 256, 4, 0, 1, 0, 0 };
-    return 1;
+    int n = 0;
+    const int vec = plan_vec(p), nf = n_full(p), sms = hw->sms > 0 ? hw->sms : 132;
+    const int tmax = hw->max_threads_per_sm < 1024 ? hw->max_threads_per_sm : 1024;
+    if (p->norm->n_stats == 0) {
+        static const int cand[][2] = { { 256, 4 }, { 512, 2 }, { 128, 8 }, { 256, 2 } };
+        int64_t elems = p->outer * p->r * p->inner;
+        for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
+            recipe_params k = { cand[c][0], cand[c][1], 0, 1, 0, 0 };
+            int64_t tile = (int64_t)k.threads * k.unroll * vec;
+            if (k.threads > tmax || k.unroll * 4 * (nf + 1) > 96 || ((elems + tile - 1) / tile < 2 * sms && n > 0))
+                continue;
+            n = push_k(out, n, max, k);
+        }
+        if (n == 0)
+            n = push_k(out, n, max, (recipe_params){ 128, 1, 0, 1, 0, 0 });
+        return n;
+    }
+    if (p->inner == 1) {
+        const int64_t nv = row_vecs(p), rows = p->outer;
+        /* a warp a row */
+        if (nv <= 32 * 16)
+            for (int t = 256; t >= 128; t /= 2) {
+                int vecs = (int)((nv + 31) / 32);
+                if (t <= tmax && vecs * 4 * nf <= reg_budget(t))
+                    n = push_k(out, n, max, (recipe_params){ t, 0, 32, 1, vecs, 0 });
+            }
+        /* a CTA a row */
+        static const int cta[] = { 256, 512, 1024 };
+        bool fits_cta = false;
+        for (size_t c = 0; c < 3; c++) {
+            int t = cta[c];
+            int64_t vecs = (nv + t - 1) / t;
+            if (t > tmax || vecs * 4 * nf > reg_budget(t) || (vecs < 2 && t > 256 && fits_cta))
+                continue;
+            fits_cta = true;
+            n = push_k(out, n, max, (recipe_params){ t, 0, t, 1, (int)vecs, 0 });
+        }
+        /* a cluster a row: only for rows one CTA cannot hold */
+        if (!fits_cta && hw->sm >= 90 && rows * 8 <= 0x7fffffff) {
+            static const int ct[][2] = { { 512, 2 }, { 512, 4 }, { 256, 4 }, { 1024, 4 }, { 512, 8 },
+                                         { 256, 8 }, { 1024, 8 } };
+            for (size_t c = 0; c < sizeof ct / sizeof ct[0]; c++) {
+                int t = ct[c][0], cl = ct[c][1];
+                int64_t vecs = (nv + (int64_t)cl * t - 1) / ((int64_t)cl * t);
+                if (t > tmax || vecs * 4 * nf > reg_budget(t))
+                    continue;
+                n = push_k(out, n, max, (recipe_params){ t, 0, t, 1, (int)vecs, cl });
+            }
+        }
+        /* split long rows when there are too few of them for the SMs */
+        if ((rows < 2 * sms || p->r >= (1 << 20)) && p->r >= 16384) {
+            int split = pow2_ge((4 * sms + rows - 1) / rows);
+            while (split > 1 && p->r / split < 4096)
+                split >>= 1;
+            if (split > 4096)
+                split = 4096;
+            for (int s = split; s >= 2 && s >= split / 4; s /= 2)
+                n = push_k(out, n, max, (recipe_params){ 256, 4, 256, s, 0, 0 });
+        }
+        /* a CTA a row, streaming it (always possible) */
+        if (rows >= sms || n == 0)
+            for (int t = 512; t <= 1024; t *= 2)
+                if (t <= tmax)
+                    n = push_k(out, n, max, (recipe_params){ t, 0, t, 1, 0, 0 });
+        if (n == 0)
+            n = push_k(out, n, max, (recipe_params){ 256, 0, 256, 1, 0, 0 });
+        return n;
+    }
+    /* columns */
+    const int64_t cols = p->outer * p->inner;
+    static const int ct[] = { 256, 128, 512 };
+    if (p->r <= 64 && p->r * nf <= 64)
+        for (size_t c = 0; c < 3; c++)
+            if (ct[c] <= tmax)
+                n = push_k(out, n, max, (recipe_params){ ct[c], 0, ct[c], 1, (int)p->r, 0 });
+    if (cols < (int64_t)sms * 1024 && p->r >= 1024) {
+        int split = pow2_ge(((int64_t)sms * 1024 + cols - 1) / cols);
+        while (split > 1 && p->r / split < 256)
+            split >>= 1;
+        for (int s = split; s >= 2 && s >= split / 2; s /= 2)
+            n = push_k(out, n, max, (recipe_params){ 256, 4, 256, s, 0, 0 });
+    }
+    for (size_t c = 0; c < 3; c++)
+        if (ct[c] <= tmax)
+            n = push_k(out, n, max, (recipe_params){ ct[c], 0, ct[c], 1, 0, 0 });
+    return n;
+}
+
+/* ------------------------------------------------------------------ the parameter block */
+
+static const char *ctype(const char *dtype)
+{
+    if (!strcmp(dtype, "float16")) return "__half";
+    if (!strcmp(dtype, "bfloat16")) return "__nv_bfloat16";
+    if (!strcmp(dtype, "int64")) return "int64_t";
+    if (!strcmp(dtype, "bool")) return "bool";
+    return "float";
+}
+
+static const char *cgdtype(const char *dtype)
+{
+    if (!strcmp(dtype, "float16")) return "CG_FLOAT16";
+    if (!strcmp(dtype, "bfloat16")) return "CG_BFLOAT16";
+    if (!strcmp(dtype, "int64")) return "CG_INT64";
+    if (!strcmp(dtype, "bool")) return "CG_BOOL";
+    return "CG_FLOAT32";
+}
+
+static void dims_list(strbuf *sb, int nd, const int64_t *v, int64_t empty)
+{
+    strbuf_addc(sb, '{');
+    for (int d = 0; d < nd; d++)
+        strbuf_addf(sb, "%s%lld", d ? ", " : "", (long long)v[d]);
+    if (nd == 0)
+        strbuf_addf(sb, "%lld", (long long)empty);
+    strbuf_addc(sb, '}');
+}
+
+/* The offset term of view dims [a, b) indexed by variable v (0..prod-1) for input i. */
+static void offset_term(const recipe_norm *nm, int i, int a, int b, const char *v, strbuf *sb, bool *any)
+{
+    int last = -1, first = -1;
+    for (int d = a; d < b; d++)
+        if (nm->shape[d] > 1) {
+            last = d;
+            if (first < 0)
+                first = d;
+        }
+    if (last < 0)
+        return;
+    bool zero = true;
+    for (int d = a; d < b; d++)
+        zero = zero && (nm->shape[d] == 1 || nm->vstride[i][d] == 0);
+    if (zero)
+        return;
+    /* v * S when the dims are laid out densely (in this input) in the view's order */
+    int64_t s_in = nm->vstride[i][last], span = 1;
+    bool dense = s_in != 0;
+    for (int d = b - 1; d >= a && dense; d--) {
+        if (nm->shape[d] > 1 && nm->vstride[i][d] != s_in * span)
+            dense = false;
+        span *= nm->shape[d];
+    }
+    if (dense) {
+        strbuf_addf(sb, "%s%s * %lldull", *any ? " + " : "", v, (long long)s_in);
+        *any = true;
+        return;
+    }
+    for (int d = a; d < b; d++) {
+        if (nm->shape[d] == 1 || nm->vstride[i][d] == 0)
+            continue;
+        int64_t below = 1;
+        for (int e = d + 1; e < b; e++)
+            below *= nm->shape[e];
+        strbuf_adds(sb, *any ? " + " : "");
+        strbuf_addc(sb, '(');
+        if (below > 1)
+            strbuf_addf(sb, "%s / %lldull", v, (long long)below);
+        else
+            strbuf_adds(sb, v);
+        if (d != first)
+            strbuf_addf(sb, " %% %lldull", (long long)nm->shape[d]);
+        strbuf_addf(sb, ") * %lldull", (long long)nm->vstride[i][d]);
+        *any = true;
+    }
+}
+
+static void emit_constexpr_fn(strbuf *sb, const char *name, const char *arg, int n, const int *v)
+{
+    strbuf_addf(sb, "__host__ __device__ constexpr int %s(int %s) { return ", name, arg);
+    for (int k = 0; k < n; k++)
+        strbuf_addf(sb, "%s == %d ? %d : ", arg, k, v[k]);
+    strbuf_addf(sb, "0 * %s; }\n", arg);
 }
 
 void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb)
 {
-    (void)p; (void)k;
+    const recipe_norm *nm = p->norm;
+    enum norm_mode mode = recipe_norm_mode(p, k);
+    int64_t outer = p->outer, r = p->r, inner = p->inner;
+    int d0 = nm->d0, d1 = nm->d1;
+    if (mode == NM_POINTWISE) {
+        /* one row of everything: offsets in terms of the flat index */
+        outer = inner = 1;
+        r = p->outer * p->r * p->inner;
+        d0 = 0;
+        d1 = nm->ndim;
+    }
     strbuf_adds(sb, "#define CGR_GENERATED 1\n");
+    strbuf_addf(sb, "#define CGR_T %s\n#define CGR_OUT_DTYPE %s\n", ctype(p->output.dtype), cgdtype(p->output.dtype));
+    static const char *modes[] = { "pointwise", "rows", "columns", "split" };
+    strbuf_addf(sb, "#define CGR_MODE %d  // %s\n", (int)mode, modes[mode]);
+    strbuf_addf(sb, "#define CGR_OUTER %lld\n#define CGR_R %lld\n#define CGR_INNER %lld\n", (long long)outer,
+                (long long)r, (long long)inner);
+    strbuf_addf(sb, "#define CGR_NSTAT %d\n#define CGR_NSLOT %d\n#define CGR_LEVELS %d\n", nm->n_stats, nm->n_slots,
+                nm->levels > 0 ? nm->levels : 1);
+    strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_ROW_THREADS %d\n#define CGR_CLUSTER %d\n", k->threads,
+                k->row_threads > 0 ? k->row_threads : k->threads, k->cluster > 1 ? k->cluster : 1);
+    strbuf_addf(sb, "#define CGR_VECS %d\n#define CGR_SPLIT %d\n#define CGR_UNROLL %d\n",
+                mode == NM_ROWS || mode == NM_COLS ? k->cache : 0, mode == NM_SPLIT ? k->split : 1,
+                k->unroll > 0 ? k->unroll : 1);
+    static const char *kind_names[] = { "CGR_UNUSED", "CGR_FULL", "CGR_SCALAR", "CGR_BCAST" };
+    strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);
+    for (int i = 0; i < p->n_inputs; i++) {
+        const char *dt = p->kind[i] == RK_UNUSED ? "float32" : p->inputs[i].dtype;
+        strbuf_addf(sb, " \\\n    X(%d, %s, %s, %s)", i, ctype(dt), kind_names[p->kind[i]], cgdtype(dt));
+    }
+    strbuf_adds(sb, "\n#define CGR_IN_NDIMS {");
+    for (int i = 0; i < p->n_inputs; i++)
+        strbuf_addf(sb, "%s%d", i ? ", " : "", p->inputs[i].ndim);
+    strbuf_adds(sb, "}\n#define CGR_IN_SHAPES {");
+    for (int i = 0; i < p->n_inputs; i++) {
+        strbuf_adds(sb, i ? ", " : "");
+        dims_list(sb, p->inputs[i].ndim, p->inputs[i].shape, 1);
+    }
+    strbuf_adds(sb, "}\n#define CGR_IN_STRIDES {");
+    for (int i = 0; i < p->n_inputs; i++) {
+        strbuf_adds(sb, i ? ", " : "");
+        dims_list(sb, p->inputs[i].ndim, p->inputs[i].stride, 0);
+    }
+    strbuf_addf(sb, "}\n#define CGR_OUT_NDIM %d\n#define CGR_OUT_SHAPE ", p->output.ndim);
+    dims_list(sb, p->output.ndim, p->output.shape, 1);
+    strbuf_adds(sb, "\n// statistics: kind (0 sum, 1 max, 2 min, 3 mean and variance), pass, first slot\n");
+    int kinds[RECIPE_NORM_MAX_STATS], levels[RECIPE_NORM_MAX_STATS], slots[RECIPE_NORM_MAX_STATS];
+    for (int s = 0; s < nm->n_stats; s++) {
+        kinds[s] = (int)nm->stat[s].kind;
+        levels[s] = nm->stat[s].level;
+        slots[s] = nm->stat[s].slot;
+    }
+    emit_constexpr_fn(sb, "cgr_stat_kind", "k", nm->n_stats, kinds);
+    emit_constexpr_fn(sb, "cgr_stat_level", "k", nm->n_stats, levels);
+    emit_constexpr_fn(sb, "cgr_stat_slot", "k", nm->n_stats, slots);
+    strbuf_adds(sb, "// broadcast inputs along a 16-byte vector: 0 element by element, 1 one element, 2 a vector\n");
+    int access[RECIPE_MAX_INPUTS];
+    for (int i = 0; i < p->n_inputs; i++)
+        access[i] = p->kind[i] == RK_BCAST && (mode == NM_ROWS || mode == NM_POINTWISE || mode == NM_SPLIT)
+                  ? (int)nm->access[i] : 0;
+    emit_constexpr_fn(sb, "cgr_access", "i", p->n_inputs, access);
+    strbuf_addf(sb, "// offset of broadcast input i at (o, r, n) of the (outer, r, inner) view; the view is ");
+    for (int d = 0; d < nm->ndim; d++)
+        strbuf_addf(sb, "%s%lld", d ? "x" : "", (long long)nm->shape[d]);
+    strbuf_addf(sb, ", r over dims [%d, %d)\n", d0, d1);
+    strbuf_adds(sb, "__device__ __forceinline__ int64_t cgr_off(int i, int64_t o, int64_t r, int64_t n)\n{\n"
+                    "    const uint64_t uo = uint64_t(o), ur = uint64_t(r), un = uint64_t(n);\n"
+                    "    (void)uo; (void)ur; (void)un;\n    switch (i) {\n");
+    for (int i = 0; i < p->n_inputs; i++) {
+        if (p->kind[i] != RK_BCAST)
+            continue;
+        strbuf_addf(sb, "    case %d: return int64_t(", i);
+        bool any = false;
+        offset_term(nm, i, 0, d0, "uo", sb, &any);
+        offset_term(nm, i, d0, d1, "ur", sb, &any);
+        offset_term(nm, i, d1, nm->ndim, "un", sb, &any);
+        strbuf_addf(sb, "%s);  // %s\n", any ? "" : "0", p->inputs[i].name);
+    }
+    strbuf_adds(sb, "    default: return 0;\n    }\n}\n");
+    for (int s = 0; s < nm->n_stats; s++) {
+        char fn[32];
+        snprintf(fn, sizeof fn, "cgr_pro_%d", s);
+        recipe_emit_expr(p, nm->stat[s].root, fn, "const float *x", sb);
+    }
+    strbuf_adds(sb, "__device__ __forceinline__ float cgr_pro(int k, const float *x)\n{\n    switch (k) {\n");
+    for (int s = 0; s < nm->n_stats; s++)
+        strbuf_addf(sb, "    case %d: return cgr_pro_%d(x);\n", s, s);
+    strbuf_adds(sb, "    default: (void)x; return 0.f;\n    }\n}\n");
+    recipe_emit_expr(p, p->root, "cgr_epi", "const float *x", sb);
 }
