@@ -20,6 +20,14 @@
 //   partial statistics go to the workspace, a warp per row combines them into the
 //   statistics (one kernel per pass), and an apply kernel writes the output: x is read
 //   once per pass plus once for the output.
+// - HOLD (rows too long for a cluster): each row is split into SPLIT chunks of THREADS x
+//   VECS vectors, one CTA a chunk, holding it in registers. CTAs take chunks in order
+//   from a ticket counter, publish their partial statistics, and the last CTA of a row
+//   combines them and flags the row; every CTA of the row waits for the flag and writes
+//   its chunk from registers: x is read once. No deadlock: a CTA only waits for chunks of
+//   its own row, all of which were handed out (to running CTAs) before any chunk of a
+//   later row, and a row's SPLIT chunks fit the GPU at once (checked at run time against
+//   the SM count and the occupancy __launch_bounds__ guarantees).
 // - POINTWISE (no statistics: BatchNorm with running statistics): one vectorised pass.
 // Statistics are computed in float: sums and extremes as they come, (mean, variance) by
 // shifted sums per thread (the thread's first value as the shift) combined with Chan's
@@ -42,7 +50,7 @@
 #ifndef CGR_GENERATED
 #define CGR_T float                 // element type of the output and the full-size inputs
 #define CGR_OUT_DTYPE CG_FLOAT32
-#define CGR_MODE 1                  // 0 pointwise, 1 rows, 2 columns, 3 split
+#define CGR_MODE 1                  // 0 pointwise, 1 rows, 2 columns, 3 split, 4 hold
 #define CGR_OUTER 1024
 #define CGR_R 4096
 #define CGR_INNER 1
@@ -53,7 +61,7 @@
 #define CGR_ROW_THREADS 256         // rows: threads sharing a row in a CTA (32 or THREADS)
 #define CGR_CLUSTER 1               // rows: CTAs sharing a row (> 1: a cluster, sm_90)
 #define CGR_VECS 4                  // rows: 16-byte vectors a thread holds (0: stream); columns: R or 0
-#define CGR_SPLIT 1                 // split: CTAs per row or column
+#define CGR_SPLIT 1                 // split, hold: CTAs per row or column
 #define CGR_UNROLL 4                // split and pointwise: 16-byte vectors per thread per CTA
 #define CGR_NIN 1
 #define CGR_INPUTS(X) X(0, float, CGR_FULL, CG_FLOAT32)
@@ -79,7 +87,7 @@ namespace cgr_norm {
 
 namespace cg = cooperative_groups;
 using T = CGR_T;
-enum Mode { POINTWISE = 0, ROWS = 1, COLS = 2, SPLIT = 3 };
+enum Mode { POINTWISE = 0, ROWS = 1, COLS = 2, SPLIT = 3, HOLD = 4 };
 enum Kind { SUM = 0, MAX = 1, MIN = 2, VAR = 3 };
 enum Access { ELEM = 0, UNIFORM = 1, VECTOR = 2 };
 constexpr int kMode = CGR_MODE;
@@ -92,6 +100,8 @@ constexpr int kNsl = kNslot > 0 ? kNslot : 1;
 constexpr int kThreads = CGR_THREADS, kRowThreads = CGR_ROW_THREADS, kCluster = CGR_CLUSTER;
 constexpr int kVecs = CGR_VECS, kSplit = CGR_SPLIT, kUnroll = CGR_UNROLL;
 constexpr int kRowsPerCta = kMode == ROWS ? kThreads / kRowThreads : 1;
+constexpr int kHoldMinBlocks = kThreads >= 1024 ? 1 : 1024 / kThreads;  // CTAs an SM can always hold
+constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
 constexpr int kG = kCluster * kRowThreads;                       // threads sharing a row
 constexpr int64_t kMaxRowVecs = kR % kVec == 0 ? kR / kVec : (kR + 2 * kVec - 2) / kVec;
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA");
@@ -102,6 +112,8 @@ static_assert(kMode != COLS || kVecs == 0 || kVecs == kR, "a column is held whol
 static_assert(kMode == POINTWISE || kNstat > 0, "statistics");
 static_assert(kMode != POINTWISE || (kO == 1 && kI == 1), "the pointwise pass is one row");
 static_assert(kLevels >= 1 && kLevels <= 2, "passes of statistics");
+static_assert(kMode != HOLD || (kI == 1 && kVecs > 0 && kRowThreads == kThreads &&
+                                kSplit == (kMaxRowVecs + kHoldChunk - 1) / kHoldChunk), "hold: chunks of a row");
 
 using cgr::CGR_UNUSED; using cgr::CGR_FULL; using cgr::CGR_SCALAR; using cgr::CGR_BCAST;
 template <int I> struct In;
@@ -141,8 +153,11 @@ template <int K = 0, class F> __device__ __forceinline__ void for_stats(F &&f)
 struct Args {
     const void *in[kNin > 0 ? kNin : 1];
     T *out;
-    float4 *part;  // split: partial statistics [(row * SPLIT + s) * NSTAT + k]
-    float *slots;  // split: statistics [row * NSLOT + slot], row = o * INNER + n
+    float4 *part;  // split, hold: partial statistics [(row * SPLIT + s) * NSTAT + k]
+    float *slots;  // split, hold: statistics [row * NSLOT + slot], row = o * INNER + n
+    unsigned long long *ticket;  // hold: the next chunk to hand out
+    unsigned *count;             // hold: [pass][row] chunks that published their partials
+    unsigned *ready;             // hold: [pass][row] 1 once the statistics are in slots
 };
 
 // ------------------------------------------------------------------ statistics
@@ -868,6 +883,106 @@ __global__ void __launch_bounds__(kThreads) apply_cols(const Args a)
     }
 }
 
+
+// ------------------------------------------------------------------ HOLD
+
+// One chunk of a row: grid = OUTER x SPLIT CTAs, each taking the next chunk in order.
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_kernel(const Args a)
+{
+    __shared__ Acc red[kNs][kThreads / 32];
+    __shared__ unsigned long long tile;
+    __shared__ int last;
+    if (threadIdx.x == 0)
+        tile = atomicAdd(a.ticket, 1ull);
+    __syncthreads();
+    const int64_t o = int64_t(tile / kSplit), c = int64_t(tile % kSplit);
+    const int64_t v0 = o * kR / kVec, v1 = (o * kR + kR + kVec - 1) / kVec;
+    const int64_t c0 = v0 + c * kHoldChunk, c1 = c0 + kHoldChunk < v1 ? c0 + kHoldChunk : v1;
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    float slots[kNsl];
+    CUTE_UNROLL
+    for (int q = 0; q < kNsl; ++q) slots[q] = 0.f;
+    T cache[kVecs > 0 ? kVecs : 1][kNf][kVec];
+    CUTE_UNROLL
+    for (int k = 0; k < kVecs; ++k) {
+        const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
+        if (w < c1)
+            load_row_vec<true>(a, o, w, cache[k]);
+    }
+    auto pass = [&](auto lc) {
+        constexpr int L = decltype(lc)::value;
+        Local loc[kNs];
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            loc[K] = local_init<K>();
+        });
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs; ++k) {
+            const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
+            if (w < c1)
+                add_vec<L>(a, o, w, cache[k], sval, slots, loc);
+        }
+        Acc acc[kNs];
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            acc[K] = local_done<K>(loc[K]);
+        });
+        group_combine<L>(acc, red);
+        // publish this chunk's partials; the row's last chunk combines them all
+        if (threadIdx.x == 0) {
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                if constexpr (cgr_stat_level(K) == L) a.part[(o * kSplit + c) * kNstat + K] = acc[K];
+            });
+            __threadfence();
+            last = atomicAdd(&a.count[L * kO + o], 1u) == unsigned(kSplit - 1);
+        }
+        __syncthreads();
+        if (last) {
+            __threadfence();
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                if constexpr (cgr_stat_level(K) == L) {
+                    Acc v = acc_identity<K>();
+                    for (int64_t s = threadIdx.x; s < kSplit; s += kThreads)
+                        v = combine<K>(v, __ldcg(&a.part[(o * kSplit + s) * kNstat + K]));
+                    acc[K] = v;
+                }
+            });
+            group_combine<L>(acc, red);
+            if (threadIdx.x == 0) {
+                for_stats([&](auto kc) {
+                    constexpr int K = decltype(kc)::value;
+                    if constexpr (cgr_stat_level(K) == L) to_slots<K>(acc[K], a.slots + o * kNslot);
+                });
+                __threadfence();
+                atomicExch(&a.ready[L * kO + o], 1u);
+            }
+        }
+        // wait for the row's statistics (bounded: a wrong result rather than a hang)
+        if (threadIdx.x == 0) {
+            unsigned spins = 0;
+            while (*static_cast<volatile unsigned *>(&a.ready[L * kO + o]) == 0u && ++spins < (1u << 26))
+                __nanosleep(128);
+            __threadfence();
+        }
+        __syncthreads();
+        CUTE_UNROLL
+        for (int q = 0; q < kNslot; ++q) slots[q] = __ldcg(a.slots + o * kNslot + q);
+    };
+    pass(std::integral_constant<int, 0>{});
+    if constexpr (kLevels > 1)
+        pass(std::integral_constant<int, 1>{});
+    CUTE_UNROLL
+    for (int k = 0; k < kVecs; ++k) {
+        const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
+        if (w < c1)
+            write_vec(a, o, w, cache[k], sval, slots);
+    }
+}
+
 // ------------------------------------------------------------------ host
 
 static const int kInNdim[] = CGR_IN_NDIMS;
@@ -876,9 +991,13 @@ static const int64_t kInStride[][CG_MAX_DIMS] = CGR_IN_STRIDES;
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 
 constexpr int64_t kStatRows = kO * kI;
-constexpr size_t kPartBytes = kMode == SPLIT ? size_t(kStatRows) * kSplit * kNstat * sizeof(Acc) : 0;
+// workspace (split, hold): partials, then slots, then (hold) the counters, zeroed each call
+constexpr bool kUsesWs = kMode == SPLIT || kMode == HOLD;
+constexpr size_t kPartBytes = kUsesWs ? size_t(kStatRows) * kSplit * kNstat * sizeof(Acc) : 0;
 constexpr size_t kSlotOffset = (kPartBytes + 255) / 256 * 256;
-constexpr size_t kWorkspace = kMode == SPLIT ? kSlotOffset + size_t(kStatRows) * kNslot * sizeof(float) : 0;
+constexpr size_t kCountOffset = (kSlotOffset + size_t(kStatRows) * kNslot * sizeof(float) + 255) / 256 * 256;
+constexpr size_t kCountBytes = kMode == HOLD ? 8 + 2 * size_t(kLevels) * kO * sizeof(unsigned) : 0;
+constexpr size_t kWorkspace = kUsesWs ? kCountOffset + kCountBytes : 0;
 constexpr int64_t kApplyChunk = int64_t(kThreads) * kUnroll;  // vectors per CTA of the apply pass
 constexpr int64_t kApplyCtas = kO * ((kMaxRowVecs + kApplyChunk - 1) / kApplyChunk);
 constexpr int64_t kColCtasAll = (kO * kR * kI + kThreads - 1) / kThreads;
@@ -913,6 +1032,17 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
         if (gx > 0x7fffffff)
             return CG_UNSUPPORTED;
         cols_kernel<(kVecs > 0)><<<dim3(unsigned(gx), unsigned(kO < 65535 ? kO : 65535)), kThreads, 0, stream>>>(a);
+    } else if constexpr (M == HOLD) {
+        // a row's chunks must fit the GPU at once (the occupancy __launch_bounds__ promises)
+        int dev = 0, sms = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+            return CG_LAUNCH_FAILED;
+        if (kSplit > int64_t(kHoldMinBlocks) * sms || kO * kSplit > 0x7fffffff)
+            return CG_UNSUPPORTED;
+        if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
+            return CG_LAUNCH_FAILED;
+        hold_kernel<><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);
     } else {
         if (kO * kSplit > 0x7fffffff || (kI + kThreads - 1) / kThreads > 0x7fffffff || kApplyCtas > 0x7fffffff)
             return CG_UNSUPPORTED;
@@ -971,6 +1101,9 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
             return CG_BAD_WORKSPACE;
         a.part = static_cast<float4 *>(workspace);
         a.slots = reinterpret_cast<float *>(static_cast<char *>(workspace) + kSlotOffset);
+        a.ticket = reinterpret_cast<unsigned long long *>(static_cast<char *>(workspace) + kCountOffset);
+        a.count = reinterpret_cast<unsigned *>(a.ticket + 1);
+        a.ready = a.count + kLevels * kO;
     }
     if (kO * kR * kI == 0)
         return CG_UNSUPPORTED;  // empty reductions: leave them to PyTorch's conventions

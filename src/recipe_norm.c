@@ -1565,7 +1565,7 @@ enum norm_mode recipe_norm_mode(const recipe_plan *p, const recipe_params *k)
     if (p->norm->n_stats == 0)
         return NM_POINTWISE;
     if (k->split > 1)
-        return NM_SPLIT;
+        return k->cache > 0 && p->inner == 1 ? NM_HOLD : NM_SPLIT;
     return p->inner == 1 ? NM_ROWS : NM_COLS;
 }
 
@@ -1620,8 +1620,9 @@ static int pow2_ge(int64_t v)
  * - no statistics: the pointwise pass, (threads, unroll) as the pointwise family;
  * - rows: a warp a row holding it in registers (short rows), a CTA a row holding it, a
  *   cluster of 2-8 CTAs holding it (sm_90; rows too long for one CTA), the row split
- *   over CTAs through the workspace (fewer rows than 2 CTAs an SM), and a CTA a row
- *   streaming it; registers held per thread stay within reg_budget();
+ *   over CTAs that hold it, taking its chunks in order (rows too long for a cluster), the
+ *   row split over CTAs through the workspace (fewer rows than 2 CTAs an SM), and a CTA
+ *   a row streaming it; registers held per thread stay within reg_budget();
  * - columns: a thread a column holding it (R <= 64), streaming it, and split over CTAs
  *   when there are too few columns for the GPU.
  */
@@ -1668,12 +1669,28 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         if (!fits_cta && hw->sm >= 90 && rows * 8 <= 0x7fffffff) {
             static const int ct[][2] = { { 512, 2 }, { 512, 4 }, { 256, 4 }, { 1024, 4 }, { 512, 8 },
                                          { 256, 8 }, { 1024, 8 } };
-            for (size_t c = 0; c < sizeof ct / sizeof ct[0]; c++) {
+            int added = 0;
+            for (size_t c = 0; c < sizeof ct / sizeof ct[0] && added < 4; c++) {
                 int t = ct[c][0], cl = ct[c][1];
                 int64_t vecs = (nv + (int64_t)cl * t - 1) / ((int64_t)cl * t);
                 if (t > tmax || vecs * 4 * nf > reg_budget(t))
                     continue;
                 n = push_k(out, n, max, (recipe_params){ t, 0, t, 1, (int)vecs, cl });
+                added++;
+            }
+        }
+        /* a row too long for a CTA (or a cluster) held by CTAs that take its chunks in order;
+         * a row's chunks must fit the GPU at once: at most half of what __launch_bounds__
+         * guarantees (1024 / threads CTAs an SM), and 64 registers a thread at most */
+        if (!fits_cta) {
+            static const int ht[][2] = { { 256, 8 }, { 512, 8 }, { 256, 4 } };
+            for (size_t c = 0; c < sizeof ht / sizeof ht[0]; c++) {
+                int t = ht[c][0], u = ht[c][1];
+                int64_t chunks = (nv + (int64_t)t * u - 1) / ((int64_t)t * u);
+                if (t > tmax || u * 4 * nf > 32 || chunks < 2 || chunks > (int64_t)(1024 / t) * sms / 2 ||
+                    rows * chunks > 0x7fffffff)
+                    continue;
+                n = push_k(out, n, max, (recipe_params){ t, 0, t, (int)chunks, u, 0 });
             }
         }
         /* split long rows when there are too few of them for the SMs */
@@ -1706,6 +1723,8 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         int split = pow2_ge(((int64_t)sms * 1024 + cols - 1) / cols);
         while (split > 1 && p->r / split < 256)
             split >>= 1;
+        if (split > 4096)
+            split = 4096;
         for (int s = split; s >= 2 && s >= split / 2; s /= 2)
             n = push_k(out, n, max, (recipe_params){ 256, 4, 256, s, 0, 0 });
     }
@@ -1817,7 +1836,7 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     }
     strbuf_adds(sb, "#define CGR_GENERATED 1\n");
     strbuf_addf(sb, "#define CGR_T %s\n#define CGR_OUT_DTYPE %s\n", ctype(p->output.dtype), cgdtype(p->output.dtype));
-    static const char *modes[] = { "pointwise", "rows", "columns", "split" };
+    static const char *modes[] = { "pointwise", "rows", "columns", "split", "hold" };
     strbuf_addf(sb, "#define CGR_MODE %d  // %s\n", (int)mode, modes[mode]);
     strbuf_addf(sb, "#define CGR_OUTER %lld\n#define CGR_R %lld\n#define CGR_INNER %lld\n", (long long)outer,
                 (long long)r, (long long)inner);
@@ -1826,8 +1845,8 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_ROW_THREADS %d\n#define CGR_CLUSTER %d\n", k->threads,
                 k->row_threads > 0 ? k->row_threads : k->threads, k->cluster > 1 ? k->cluster : 1);
     strbuf_addf(sb, "#define CGR_VECS %d\n#define CGR_SPLIT %d\n#define CGR_UNROLL %d\n",
-                mode == NM_ROWS || mode == NM_COLS ? k->cache : 0, mode == NM_SPLIT ? k->split : 1,
-                k->unroll > 0 ? k->unroll : 1);
+                mode == NM_ROWS || mode == NM_COLS || mode == NM_HOLD ? k->cache : 0,
+                mode == NM_SPLIT || mode == NM_HOLD ? k->split : 1, k->unroll > 0 ? k->unroll : 1);
     static const char *kind_names[] = { "CGR_UNUSED", "CGR_FULL", "CGR_SCALAR", "CGR_BCAST" };
     strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);
     for (int i = 0; i < p->n_inputs; i++) {
@@ -1862,8 +1881,7 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_adds(sb, "// broadcast inputs along a 16-byte vector: 0 element by element, 1 one element, 2 a vector\n");
     int access[RECIPE_MAX_INPUTS];
     for (int i = 0; i < p->n_inputs; i++)
-        access[i] = p->kind[i] == RK_BCAST && (mode == NM_ROWS || mode == NM_POINTWISE || mode == NM_SPLIT)
-                  ? (int)nm->access[i] : 0;
+        access[i] = p->kind[i] == RK_BCAST && mode != NM_COLS && p->inner == 1 ? (int)nm->access[i] : 0;
     emit_constexpr_fn(sb, "cgr_access", "i", p->n_inputs, access);
     strbuf_addf(sb, "// offset of broadcast input i at (o, r, n) of the (outer, r, inner) view; the view is ");
     for (int d = 0; d < nm->ndim; d++)

@@ -60,7 +60,7 @@ typedef struct recipe_norm {
 } recipe_norm;
 
 /* Kernel modes of recipes/norm.cu, chosen from the plan and the parameters. */
-enum norm_mode { NM_POINTWISE = 0, NM_ROWS = 1, NM_COLS = 2, NM_SPLIT = 3 };
+enum norm_mode { NM_POINTWISE = 0, NM_ROWS = 1, NM_COLS = 2, NM_SPLIT = 3, NM_HOLD = 4 };
 
 /*
  * Tries the NORM family on a spec the other families did not cover. Returns 0 covered
@@ -73,7 +73,8 @@ int recipe_norm_recognise(const json_t *spec, recipe_plan *p, strbuf *why);
 void recipe_norm_describe(const recipe_plan *p, strbuf *out);
 void recipe_norm_summary(const recipe_plan *p, strbuf *out);
 
-/* The kernel mode a parameter set selects for this plan. */
+/* The kernel mode a parameter set selects for this plan: split > 1 splits rows or columns
+ * over CTAs, and with cache > 0 (rows) each CTA holds its chunk (NM_HOLD). */
 enum norm_mode recipe_norm_mode(const recipe_plan *p, const recipe_params *k);
 
 /* recipe_variants and the generator's parameter block for NORM plans. */
