@@ -907,6 +907,31 @@ static bool torch_module(const char *target, const char **fname)
     return false;
 }
 
+/* Operators that change shapes (views, matrix products, modules other than activations). */
+static bool shape_changing(const char *op, const char *fname, const json_t *node)
+{
+    if (!strcmp(op, "call_module")) {
+        static const char *act[] = { "ReLU", "ReLU6", "Sigmoid", "Tanh", "SELU", "SiLU", "Mish", "Softsign",
+                                     "Hardsigmoid", "Hardswish", "LogSigmoid", "GELU", "LeakyReLU", "ELU",
+                                     "Hardtanh", "Softplus", "Identity", "Dropout", "CELU" };
+        const char *cls = json_string_value(json_object_get(node, "module"));
+        for (size_t i = 0; cls && i < sizeof act / sizeof act[0]; i++)
+            if (!strcmp(cls, act[i]))
+                return false;
+        return true;
+    }
+    static const char *ops[] = { "view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute",
+                                 "transpose", "t", "expand", "expand_as", "repeat", "contiguous", "matmul", "mm",
+                                 "bmm", "linear", "conv1d", "conv2d", "conv3d", "einsum", "cat", "stack", "split",
+                                 "chunk", "narrow", "select", "index_select", "gather", "flip", "roll", "cumsum",
+                                 "cumprod", "softmax", "log_softmax", "getitem", "getattr", "size", "pad",
+                                 "interpolate", "max_pool2d", "avg_pool2d" };
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (!strcmp(fname, ops[i]))
+            return true;
+    return false;
+}
+
 static int walk_one(struct nwalk *w, const json_t *node)
 {
     const char *op = json_string_value(json_object_get(node, "op"));
@@ -956,10 +981,12 @@ static int walk_one(struct nwalk *w, const json_t *node)
     }
     if (rc != -2)
         return rc;
-    /* anything else: elementwise as far as shapes go (the pointwise recogniser decides) */
+    /* anything else: elementwise as far as shapes go (the pointwise recogniser decides),
+     * except what changes shapes: then the value's shape is unknown, and a norm or a
+     * reduction of it is not ours (the other families' reason stands) */
     struct nval v;
     memset(&v, 0, sizeof v);
-    bool any = false, bad = false;
+    bool any = false, bad = shape_changing(op, fname, node);
     elementwise_shape(w, json_object_get(node, "args"), &v, &any, &bad);
     elementwise_shape(w, json_object_get(node, "kwargs"), &v, &any, &bad);
     struct nval *nv = nv_add(w, name);
