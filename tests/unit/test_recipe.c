@@ -586,6 +586,23 @@ static void test_norm_math(void **state)
     norm_case_release(&c);
     recipe_plan_release(&p);
 
+    load("softmax_cols_split", &p); /* (4, 8192, 16): softmax written out over dim 1 */
+    norm_case_init(&c, &p, 11);
+    for (int64_t o = 0; o < 4; o += 3)
+        for (int64_t n = 0; n < 16; n += 5) {
+            double mx = -INFINITY, s = 0;
+            for (int64_t r = 0; r < 8192; r++)
+                mx = fmax(mx, c.in[0][(o * 8192 + r) * 16 + n]);
+            for (int64_t r = 0; r < 8192; r++)
+                s += exp(c.in[0][(o * 8192 + r) * 16 + n] - mx);
+            for (int64_t r = 0; r < 8192; r += 2047) {
+                int64_t e = (o * 8192 + r) * 16 + n;
+                CLOSE(got_at(&c, e), exp(c.in[0][e] - mx) / s);
+            }
+        }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
     load("mean_center", &p); /* x - x.mean(-1, keepdim=True) */
     norm_case_init(&c, &p, 10);
     moments(c.in[0], 4096 * 7, 1, 4096, &m, &v);
@@ -643,6 +660,13 @@ static void test_norm_variants(void **state)
     load("softmax_manual", &p);
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 0 && v[0].row_threads == 32 && v[0].cache > 0);
+    recipe_plan_release(&p);
+
+    /* 64 columns of 8192: split over CTAs */
+    load("softmax_cols_split", &p);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 0 && v[0].split > 1);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_SPLIT);
     recipe_plan_release(&p);
 
     /* no statistics: one pointwise pass */

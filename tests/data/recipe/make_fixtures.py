@@ -378,6 +378,14 @@ instance_norm("instancenorm_affine", "custom_instancenorm_affine.py", [16, 32, 1
 # BatchNorm1d on (N, C): running statistics along the last dim
 batch_norm("batchnorm1d", "custom_batchnorm1d.py", [4096, 512])
 
+# softmax written out over dim 1 of (4, 8192, 16): 64 long strided columns, split over CTAs
+# (two passes of statistics through the workspace)
+norm_spec("softmax_cols_split", "custom_softmax_cols_split.py", [tensor("x", [4, 8192, 16])], [4, 8192, 16],
+          [ph("x"), fn("amax", "torch.amax", ["%x"], {"dim": 1, "keepdim": True}),
+           fn("sub", "_operator.sub", ["%x", "%amax"]), fn("exp", "torch.exp", ["%sub"]),
+           fn("sum_1", "torch.sum", ["%exp"], {"dim": 1, "keepdim": True}),
+           fn("truediv", "_operator.truediv", ["%exp", "%sum_1"]), out("%truediv")])
+
 # small ones for the CPU checks of the formulas (tests/unit/test_recipe.c)
 layer_norm("small_layernorm", "custom_small_layernorm.py", [3, 4, 5, 6], 2)
 group_norm("small_groupnorm", "custom_small_groupnorm.py", [2, 6, 3, 5], 3)
