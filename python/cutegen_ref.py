@@ -14,7 +14,12 @@ orchestrator, it:
   - checks a trial after the worker ran the candidate: outputs against the expected ones
     with dtype-aware tolerances, and inputs against their pristine copies;
   - times PyTorch eager and torch.compile the way the worker times candidates: L2
-    flushed before each call, CUDA events around it, the whole device synchronised.
+    flushed before each call, CUDA events around it, the whole device synchronised;
+  - the final timing of a task's best kernel: loads the candidate's shared object into
+    this process (ctypes), checks it on fresh inputs, then times it and PyTorch
+    interleaved, round by round, so that drift and clocks hit both sides equally.
+    Candidate code then lives in this process: the orchestrator retires the process
+    after a final timing and starts a new one when it needs it again.
 
 Nothing here copies trial tensors to the CPU or to disk. stdout carries the protocol
 only: anything the problem prints goes to stderr. docs/protocol.md describes messages.
@@ -29,6 +34,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import statistics
 import sys
 import time
@@ -39,6 +45,7 @@ PROTO = None  # the protocol stream (the original stdout)
 EXIT_BAD_TASK = 3
 EXIT_NO_GPU = 5
 EXIT_NO_TORCH = 7
+EXIT_CANDIDATE = 9  # a candidate broke the CUDA context during a final timing
 
 
 def strict_json(obj):
@@ -64,6 +71,24 @@ def fail_startup(kind, message, code):
 
 # --------------------------------------------------------------------------- cudart
 
+def cudart_files(torch):
+    """CUDA runtime libraries next to torch (its wheels' nvidia packages) and in the toolkit."""
+    names = []
+    torch_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+    site = os.path.dirname(os.path.dirname(torch.__file__))
+    cuda_home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or ""
+    for pattern in (os.path.join(site, "nvidia", "cu*", "lib", "libcudart.so*"),
+                    os.path.join(site, "nvidia", "cuda_runtime", "lib", "libcudart.so*"),
+                    os.path.join(torch_lib, "libcudart*.so*"),
+                    os.path.join(cuda_home, "lib64", "libcudart.so*") if cuda_home else "",
+                    "/usr/local/cuda/lib64/libcudart.so*",
+                    "/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so*",
+                    "/usr/local/cuda/targets/sbsa-linux/lib/libcudart.so*"):
+        if pattern:
+            names.extend(sorted(glob.glob(pattern)))
+    return names
+
+
 class CudaRuntime:
     """The CUDA runtime through ctypes: plain cudaMalloc allocations and IPC handles.
 
@@ -82,15 +107,7 @@ class CudaRuntime:
 
     @staticmethod
     def _load(torch):
-        names = []
-        torch_lib = os.path.join(os.path.dirname(torch.__file__), "lib")
-        site = os.path.dirname(os.path.dirname(torch.__file__))
-        for pattern in (os.path.join(site, "nvidia", "cu*", "lib", "libcudart.so*"),
-                        os.path.join(site, "nvidia", "cuda_runtime", "lib", "libcudart.so*"),
-                        os.path.join(torch_lib, "libcudart*.so*"),
-                        "/usr/local/cuda/lib64/libcudart.so*",
-                        "/usr/local/cuda/targets/x86_64-linux/lib/libcudart.so*"):
-            names.extend(sorted(glob.glob(pattern)))
+        names = cudart_files(torch)
         found = ctypes.util.find_library("cudart")
         if found:
             names.append(found)
@@ -336,6 +353,34 @@ def poison_(torch, t):
         t.view(torch.uint8).fill_(0xFF)
 
 
+class strict_fp32:
+    """Expected outputs are computed in true fp32: PyTorch runs fp32 convolutions on TF32
+    tensor cores by default (torch.backends.cudnn.allow_tf32 is True), whose error
+    (~1e-3 relative) is ten times the fp32 tolerance, so an exact fp32 kernel would be
+    judged against a less exact reference. The eager baseline keeps PyTorch's defaults:
+    it is timed as users run it (the report says which settings it had)."""
+
+    def __init__(self, torch):
+        self.b = torch.backends
+
+    def __enter__(self):
+        self.saved = (self.b.cudnn.allow_tf32, self.b.cuda.matmul.allow_tf32)
+        self.b.cudnn.allow_tf32 = False
+        self.b.cuda.matmul.allow_tf32 = False
+
+    def __exit__(self, *exc):
+        self.b.cudnn.allow_tf32, self.b.cuda.matmul.allow_tf32 = self.saved
+        return False
+def as_tensor(torch, x, device):
+    """An input as the candidate gets it: a Python number becomes a 0-dim tensor (float as
+    float32, bool as bool, int as int64); a tensor stays itself."""
+    if isinstance(x, torch.Tensor):
+        return x
+    dt = torch.float32 if isinstance(x, float) else (
+        torch.bool if isinstance(x, bool) else torch.int64)
+    return torch.tensor(x, dtype=dt, device=device)
+
+
 class Trial:
     def __init__(self, task, rt, seed):
         torch = task.torch
@@ -345,17 +390,13 @@ class Trial:
         self.buffers = []
         model, _ = task.make_model(seed)
         inputs = task.make_inputs(seed)
-        with torch.no_grad():
+        with torch.no_grad(), strict_fp32(torch):
             self.expected = [o.detach() for o in Task.outputs_of(model(*inputs), torch)]
         names = input_names(task, len(inputs))
         # what the candidate sees: forward()'s arguments, then parameters and buffers
         self.pristine = []  # (name, original tensor)
         for n, x in zip(names, inputs):
-            if not isinstance(x, torch.Tensor):
-                dt = torch.float32 if isinstance(x, float) else (
-                    torch.bool if isinstance(x, bool) else torch.int64)
-                x = torch.tensor(x, dtype=dt, device=task.device)
-            self.pristine.append((n, x))
+            self.pristine.append((n, as_tensor(torch, x, task.device)))
         for n, _kind, t in task.state(model):
             self.pristine.append((n, t.detach()))
         self.shared_inputs = []
@@ -475,14 +516,16 @@ def compare_output(torch, name, got, want, atol, rtol):
     return res
 
 
-def check_trial(trial, atol, rtol):
-    torch = trial.task.torch
+def check_outputs(torch, outputs, expected, inputs, pristine, atol, rtol):
+    """The candidate's outputs against the expected ones, and the inputs it was given
+    against their pristine originals (inputs=None: outputs only).
+    outputs, inputs: [(name, tensor)]; expected, pristine: [tensor], in the same order."""
     torch.cuda.synchronize()
     outs = []
-    for (name, view, _buf), want in zip(trial.shared_outputs, trial.expected):
-        outs.append(compare_output(torch, name, view, want, atol, rtol))
+    for (name, got), want in zip(outputs, expected):
+        outs.append(compare_output(torch, name, got, want, atol, rtol))
     modified = []
-    for (name, view, _buf), (_n, orig) in zip(trial.shared_inputs, trial.pristine):
+    for (name, view), orig in zip(inputs or [], pristine or []):
         a = view.reshape(-1).view(torch.uint8) if view.numel() else view
         b = orig.contiguous().reshape(-1).view(torch.uint8) if orig.numel() else orig
         if not torch.equal(a, b):
@@ -495,6 +538,14 @@ def check_trial(trial, atol, rtol):
             "message": "; ".join(msgs)}
 
 
+def check_trial(trial, atol, rtol):
+    return check_outputs(trial.task.torch,
+                         [(name, view) for name, view, _buf in trial.shared_outputs],
+                         trial.expected,
+                         [(name, view) for name, view, _buf in trial.shared_inputs],
+                         [orig for _name, orig in trial.pristine], atol, rtol)
+
+
 # --------------------------------------------------------------------------- timing
 
 def summarize(times_ms):
@@ -504,15 +555,14 @@ def summarize(times_ms):
             "std_ms": statistics.pstdev(s) if len(s) > 1 else 0.0}
 
 
-def time_callable(torch, fn, warmup, iters, flush_bytes):
-    """The worker's method: flush L2, events around the call, device-wide sync."""
-    flush = torch.empty(flush_bytes // 4, dtype=torch.int32, device="cuda")
-    stream = torch.cuda.current_stream()
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
+def timed_calls(torch, fn, iters, flush, stream, before=None):
+    """The worker's method, call by call: (before(), untimed), flush L2 by writing a buffer
+    larger than it, CUDA events on the stream around fn(), a device-wide sync (work that
+    escapes the stream is waited for). Returns the event times in ms."""
     times = []
     for _ in range(iters):
+        if before is not None:
+            before()
         flush.fill_(1)
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)
@@ -521,6 +571,17 @@ def time_callable(torch, fn, warmup, iters, flush_bytes):
         end.record(stream)
         torch.cuda.synchronize()
         times.append(start.elapsed_time(end))
+    return times
+
+
+def time_callable(torch, fn, warmup, iters, flush_bytes):
+    """The worker's method: flush L2, events around the call, device-wide sync."""
+    flush = torch.empty(flush_bytes // 4, dtype=torch.int32, device="cuda")
+    stream = torch.cuda.current_stream()
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = timed_calls(torch, fn, iters, flush, stream)
     del flush
     return summarize(times)
 
@@ -530,6 +591,16 @@ def flush_size(torch):
     return max(4 * l2, 128 << 20)
 
 
+def compile_model(torch, model, inputs):
+    """torch.compile(model) (default mode), its first call (the compilation) done.
+    Returns the compiled module and the seconds it took; raises what compiling raises."""
+    t0 = time.time()
+    compiled = torch.compile(model)
+    compiled(*inputs)
+    torch.cuda.synchronize()
+    return compiled, time.time() - t0
+
+
 def baseline(task, req):
     torch = task.torch
     seed = int(req.get("seed", 1234))
@@ -537,24 +608,303 @@ def baseline(task, req):
     iters = int(req.get("iters", 100))
     model, _ = task.make_model(seed)
     inputs = task.make_inputs(seed)
-    result = {"ok": True}
+    result = {"ok": True, "tf32": {"cudnn": bool(torch.backends.cudnn.allow_tf32),
+                                   "matmul": bool(torch.backends.cuda.matmul.allow_tf32)}}
     with torch.no_grad():
         result["eager"] = time_callable(torch, lambda: model(*inputs), warmup, iters,
                                         flush_size(torch))
         compiled = None
         if req.get("compile", True):
-            t0 = time.time()
             try:
-                compiled = torch.compile(model)
-                compiled(*inputs)
-                torch.cuda.synchronize()
-                result["compile_seconds"] = time.time() - t0
+                compiled, result["compile_seconds"] = compile_model(torch, model, inputs)
                 result["compile"] = time_callable(torch, lambda: compiled(*inputs), warmup,
                                                   iters, flush_size(torch))
             except Exception as e:  # noqa: BLE001 - report, do not die
                 result["compile_error"] = f"{type(e).__name__}: {str(e)[:300]}"
     model = inputs = compiled = None
     torch.cuda.empty_cache()
+    return result
+
+
+# --------------------------------------------------------------------------- final timing
+#
+# The best kernel of a task, timed once more side by side with PyTorch in this one
+# process: the candidate's shared object is loaded with ctypes and called as the worker
+# calls it (include/cutegen/abi.h), on fresh inputs, checked like a trial, then timed in
+# rounds that alternate the kernel and PyTorch (ABBA), each side the worker's way.
+
+CG_MAX_DIMS = 8
+CG_DTYPES = {"float32": 0, "float16": 1, "bfloat16": 2, "float64": 3, "int64": 4, "int32": 5,
+             "int16": 6, "int8": 7, "uint8": 8, "bool": 9}
+CG_STATUS = {1: "CG_UNSUPPORTED: the kernel does not handle these shapes or dtypes",
+             2: "CG_LAUNCH_FAILED", 3: "CG_BAD_WORKSPACE"}
+
+
+class CgTensor(ctypes.Structure):
+    """cg_tensor of include/cutegen/abi.h, field for field: a pointer, two int32, then two
+    int64 arrays; no padding anywhere (8 + 4 + 4 + 64 + 64 = 144 bytes)."""
+    _fields_ = [("data", ctypes.c_void_p),
+                ("dtype", ctypes.c_int32),
+                ("ndim", ctypes.c_int32),
+                ("shape", ctypes.c_int64 * CG_MAX_DIMS),
+                ("stride", ctypes.c_int64 * CG_MAX_DIMS)]
+
+
+class FinalFailure(Exception):
+    """A final timing that cannot give a number. kind: "candidate" (the kernel failed: a
+    status other than CG_OK, a CUDA error) or "load" (its object does not load here).
+    fatal: the CUDA context may be broken; this process must end after replying."""
+
+    def __init__(self, kind, message, status=None, fatal=False):
+        super().__init__(message)
+        self.kind = kind
+        self.status = status
+        self.fatal = fatal
+
+
+_LOADED = []  # shared objects loaded here; ctypes never unloads them, and neither do we
+
+
+def load_shared_object(torch, path):
+    """dlopen(path), RTLD_NOW | RTLD_LOCAL. The candidate needs its CUDA runtime
+    (libcudart.so.13 for nvcc 13) by soname; when the loader's path lacks it, it is loaded
+    first from where torch's or the toolkit's is, and the loader then finds it by soname.
+    cudart's symbols are versioned by soname, so the candidate binds to its own runtime
+    even when torch brought another one."""
+    mode = os.RTLD_NOW | os.RTLD_LOCAL
+    try:
+        lib = ctypes.CDLL(path, mode=mode)
+        _LOADED.append(lib)
+        return lib
+    except OSError as e:
+        m = re.search(r"(libcudart\.so[0-9.]*): cannot open shared object file", str(e))
+        if not m:
+            raise
+        soname = m.group(1)
+    for f in cudart_files(torch):
+        base = os.path.basename(f)
+        if base != soname and not base.startswith(soname + "."):
+            continue
+        try:
+            _LOADED.append(ctypes.CDLL(f, mode=mode))
+            lib = ctypes.CDLL(path, mode=mode)
+            _LOADED.append(lib)
+            return lib
+        except OSError:
+            continue
+    raise OSError(f"{path} needs {soname}, which is not on the loader's path, next to torch or "
+                  "in /usr/local/cuda; add its directory to LD_LIBRARY_PATH")
+
+
+class Candidate:
+    """A candidate's shared object, loaded into this process."""
+
+    def __init__(self, torch, path):
+        if ctypes.sizeof(CgTensor) != 16 + 16 * CG_MAX_DIMS:
+            raise RuntimeError(f"cg_tensor is {ctypes.sizeof(CgTensor)} bytes here, not 144")
+        try:
+            self.lib = load_shared_object(torch, path)
+        except OSError as e:
+            raise FinalFailure("load", f"the kernel's shared object does not load in the "
+                                       f"reference process: {e}") from e
+        try:
+            self.forward = self.lib.cg_forward
+        except AttributeError:
+            raise FinalFailure("candidate", "the kernel exports no cg_forward") from None
+        self.forward.restype = ctypes.c_int
+        self.forward.argtypes = [ctypes.POINTER(CgTensor), ctypes.c_int,
+                                 ctypes.POINTER(CgTensor), ctypes.c_int,
+                                 ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+        self.workspace_bytes = getattr(self.lib, "cg_workspace_bytes", None)
+        if self.workspace_bytes is not None:
+            self.workspace_bytes.restype = ctypes.c_size_t
+            self.workspace_bytes.argtypes = [ctypes.POINTER(CgTensor), ctypes.c_int]
+
+
+def cg_tensor(torch, t):
+    if t.dim() > CG_MAX_DIMS:
+        raise ValueError(f"a tensor of {t.dim()} dimensions; the ABI carries at most {CG_MAX_DIMS}")
+    ct = CgTensor()
+    ct.data = t.data_ptr() or None
+    ct.dtype = CG_DTYPES[dtype_name(torch, t.dtype)]
+    ct.ndim = t.dim()
+    for i, (n, st) in enumerate(zip(t.shape, t.stride())):
+        ct.shape[i] = n
+        ct.stride[i] = st
+    return ct
+
+
+class Binding:
+    """The candidate bound to one set of tensors, as the worker binds it to a trial: the
+    cg_tensor arrays and the workspace cg_workspace_bytes asks for. It holds every tensor
+    it points at, so none is freed while calls can reach it."""
+
+    def __init__(self, torch, cand, inputs, outputs, device):
+        self.cand = cand
+        self.inputs = inputs    # [(name, tensor)]: keep them alive
+        self.outputs = outputs
+        self.n_in, self.n_out = len(inputs), len(outputs)
+        self.in_arr = (CgTensor * self.n_in)(*[cg_tensor(torch, t) for _, t in inputs]) \
+            if inputs else None
+        self.out_arr = (CgTensor * self.n_out)(*[cg_tensor(torch, t) for _, t in outputs]) \
+            if outputs else None
+        self.workspace = None
+        self.ws_ptr = None
+        self.ws_bytes = 0
+        if cand.workspace_bytes is not None:
+            n = int(cand.workspace_bytes(self.in_arr, self.n_in))
+            if n > 0:
+                # torch's allocator aligns blocks to 512 bytes; the ABI promises 256
+                self.workspace = torch.empty(n, dtype=torch.uint8, device=device)
+                self.ws_ptr = ctypes.c_void_p(self.workspace.data_ptr())
+                self.ws_bytes = n
+
+    def call(self, stream_handle):
+        rc = self.cand.forward(self.in_arr, self.n_in, self.out_arr, self.n_out, self.ws_ptr,
+                               self.ws_bytes, stream_handle)
+        if rc != 0:
+            raise FinalFailure("candidate", f"cg_forward returned {rc} "
+                                            f"({CG_STATUS.get(rc, 'an unknown status')})", status=rc)
+
+
+def is_cuda_error(e):
+    text = str(e)
+    return (type(e).__name__ in ("AcceleratorError", "CudaError") or "CUDA error" in text
+            or "cudaError" in text or "CUDA_ERROR" in text)
+
+
+def quantile(values, q):
+    s = sorted(values)
+    x = q * (len(s) - 1)
+    lo = int(math.floor(x))
+    hi = min(lo + 1, len(s) - 1)
+    return s[lo] + (s[hi] - s[lo]) * (x - lo)
+
+
+def ratio_stats(side, kernel):
+    """PyTorch's time over the kernel's, round by round: >1 means the kernel is faster."""
+    rs = [(p / k) if k > 0 else math.inf for p, k in zip(side, kernel)]
+    return {"median": statistics.median(rs), "min": min(rs), "max": max(rs),
+            "q1": quantile(rs, 0.25), "q3": quantile(rs, 0.75), "rounds": rs}
+
+
+def final(task, req):
+    """The "final" request; see final_timing. A CUDA error once the candidate has run is
+    the candidate's, and fatal: the context may be broken."""
+    ran = []
+    try:
+        with task.torch.no_grad():
+            result = final_timing(task, req, ran)
+        task.torch.cuda.empty_cache()  # its tensors went with final_timing's frame
+        return result
+    except (FinalFailure, task.torch.cuda.OutOfMemoryError):
+        raise
+    except Exception as e:  # noqa: BLE001 - sorted into the candidate's and ours
+        if ran and is_cuda_error(e):
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise FinalFailure("candidate", f"CUDA error once the kernel had run: {first}",
+                               fatal=True) from e
+        raise
+
+
+def final_timing(task, req, ran):
+    """Runs under torch.no_grad(). ran gets an entry once candidate code has run."""
+    torch = task.torch
+    t_start = time.time()
+    seed = int(req.get("seed", 4243))
+    warmup = max(0, int(req.get("warmup", 10)))
+    iters = max(1, int(req.get("iters", 10)))
+    rounds = max(1, int(req.get("rounds", 10)))
+    atol, rtol = req.get("atol"), req.get("rtol")
+    cand = Candidate(torch, str(req["so"]))
+
+    model, _ = task.make_model(seed)
+    inputs = task.make_inputs(seed)
+    with strict_fp32(torch):
+        expected = [o.detach() for o in Task.outputs_of(model(*inputs), torch)]
+    # What the candidate is given, as in a trial: forward()'s arguments (numbers as 0-dim
+    # tensors), then parameters and buffers in state_dict order, each copied densely into
+    # an allocation of its own; outputs contiguous with the reference's shapes and dtypes.
+    # PyTorch keeps the originals, which stay pristine for the input check.
+    names = input_names(task, len(inputs))
+    pristine = [(n, as_tensor(torch, x, task.device)) for n, x in zip(names, inputs)]
+    pristine += [(n, t.detach()) for n, _kind, t in task.state(model)]
+    kin = []
+    for n, x in pristine:
+        c = torch.empty(tuple(x.shape), dtype=x.dtype, device=task.device)
+        c.copy_(x)
+        kin.append((n, c))
+    kout = []
+    for i, e in enumerate(expected):
+        o = torch.empty(tuple(e.shape), dtype=e.dtype, device=task.device)
+        kout.append((f"output{i}" if len(expected) > 1 else "output", o))
+
+    def poison_outputs():
+        for _n, o in kout:
+            poison_(torch, o)
+
+    poison_outputs()
+    stream = torch.cuda.current_stream()
+    handle = ctypes.c_void_p(stream.cuda_stream)  # 0, the legacy default stream, is NULL
+    torch.cuda.synchronize()
+    ran.append(True)
+    bind = Binding(torch, cand, kin, kout, task.device)
+
+    def run_kernel():
+        bind.call(handle)
+
+    run_kernel()
+    torch.cuda.synchronize()
+    first = check_outputs(torch, kout, expected, kin, [x for _n, x in pristine], atol, rtol)
+    if not first["pass"]:
+        first.update(phase="first call", seed=seed)
+        return first
+
+    result = {"ok": True, "pass": True, "seed": seed, "rounds": rounds, "iters": iters,
+              "warmup": warmup, "workspace_bytes": bind.ws_bytes}
+    compiled = None
+    if req.get("compile", True):
+        try:
+            compiled, result["compile_seconds"] = compile_model(torch, model, inputs)
+        except Exception as e:  # noqa: BLE001 - report, do not die
+            if is_cuda_error(e):
+                raise
+            result["compile_error"] = f"{type(e).__name__}: {str(e)[:300]}"
+    sides = [("kernel", run_kernel, poison_outputs), ("eager", lambda: model(*inputs), None)]
+    if compiled is not None:
+        sides.append(("compile", lambda: compiled(*inputs), None))
+    for _name, fn, _before in sides:
+        for _ in range(warmup):
+            fn()
+        torch.cuda.synchronize()
+    flush = torch.empty(flush_size(torch) // 4, dtype=torch.int32, device=task.device)
+    times = {name: [] for name, _fn, _b in sides}
+    medians = {name: [] for name, _fn, _b in sides}
+    orders = []
+    for r in range(rounds):
+        order = sides if r % 2 == 0 else sides[::-1]  # ABBA: K E C, C E K, K E C, ...
+        orders.append([name for name, _fn, _b in order])
+        for name, fn, before in order:
+            ts = timed_calls(torch, fn, iters, flush, stream, before)
+            times[name].extend(ts)
+            medians[name].append(statistics.median(ts))
+    del flush
+
+    # The kernel's last timed call, on outputs poisoned just before it: a kernel that
+    # skips work on repeated calls leaves NaN behind. (Inputs were checked after the
+    # first call: PyTorch has run on the originals since.)
+    last = check_outputs(torch, kout, expected, None, None, atol, rtol)
+    if not last["pass"]:
+        last.update(phase="last timed call", seed=seed)
+        return last
+    for name in times:
+        result[name] = summarize(times[name])
+    result["speedup"] = {name: ratio_stats(medians[name], medians["kernel"])
+                         for name in times if name != "kernel"}
+    result["round_medians"] = medians
+    result["orders"] = orders
+    result["check"] = {"outputs": first["outputs"]}
+    result["seconds"] = time.time() - t_start
     return result
 
 
@@ -601,11 +951,19 @@ def serve(task, rt):
                 send({"ok": True})
             elif op == "baseline":
                 send(baseline(task, req))
+            elif op == "final":
+                send(final(task, req))
             elif op == "quit":
                 send({"ok": True})
                 break
             else:
                 send({"ok": False, "error": f"unknown op '{op}'"})
+        except FinalFailure as e:
+            send({"ok": False, "kind": e.kind, "error": str(e), "status": e.status,
+                  "fatal": e.fatal})
+            if e.fatal:  # the CUDA context may be broken: end here, without tearing it down
+                PROTO.flush()
+                os._exit(EXIT_CANDIDATE)
         except torch.cuda.OutOfMemoryError as e:
             send({"ok": False, "kind": "out_of_memory", "error": str(e).splitlines()[0]})
         except Exception as e:  # noqa: BLE001 - every failure goes back as a reply

@@ -403,10 +403,12 @@ __global__ void __launch_bounds__(kThreads) reduce_cols(const Args a)
     const int64_t r0 = int64_t(blockIdx.z) * chunk, r1 = r0 + chunk < kR ? r0 + chunk : kR;
     for (int64_t o = blockIdx.y; o < kOuter; o += gridDim.y) {
         const int64_t base = o * kR * kInner + col;
-        // Four accumulators: four independent loads in flight per thread. Combining
-        // them is exact for max/min and keeps argmax/argmin's lowest-index tie rule
-        // (acc_combine compares indices); softmax keeps one running (max, sum).
-        constexpr int kAcc = kSoftmax ? 1 : 4;
+        // Eight accumulators: eight independent loads in flight per thread (four left
+        // the H200's memory system short of requests: 80% of SoL on a (128, 4096, 4095)
+        // sum over dim 1). Combining them is exact for max/min and keeps
+        // argmax/argmin's lowest-index tie rule (acc_combine compares indices); softmax
+        // keeps one running (max, sum).
+        constexpr int kAcc = kSoftmax ? 1 : 8;
         Acc acc[kAcc];
         CUTE_UNROLL
         for (int q = 0; q < kAcc; ++q) acc[q] = acc_init();

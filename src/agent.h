@@ -28,6 +28,7 @@ typedef struct agent_opts {
     const char *seed_kernel;   /* start the tree from this kernel instead of a first version;
                                   "builtin": from the best built-in recipe variant */
     bool recipes_only;         /* no model configured: the built-in recipes, autotuned */
+    int recipe_variants;       /* judge at most this many recipe variants (0: all) */
     int children;              /* children asked per round (default 3) */
     int fix_attempts;          /* fixes per failed child (default 2) */
     int max_rounds;            /* default 6 */

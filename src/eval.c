@@ -8,6 +8,9 @@
  * The worker is started once per evaluation; when it crashes, hangs or reports a CUDA
  * error, the verdict is decided and it is not restarted. The reference process is
  * started before the build so that importing torch overlaps compiling the kernel.
+ * The final timing (eval_session_final) is the one time candidate code runs in the
+ * reference process itself; that process is retired afterwards and a new one started
+ * when the session next needs it.
  */
 #include "eval.h"
 
@@ -52,6 +55,16 @@ void eval_opts_init(eval_opts *o)
     o->call_timeout_s = 60;
     o->ref_timeout_s = 600;
     o->build_timeout_s = 300;
+    eval_final_opts_init(&o->final_opts);
+}
+
+void eval_final_opts_init(eval_final_opts *f)
+{
+    memset(f, 0, sizeof *f);
+    f->rounds = 10;
+    f->iters = 10;
+    f->warmup = -1;
+    f->compile = true;
 }
 
 /* Everything one evaluation holds while it runs. */
@@ -62,6 +75,7 @@ struct eval_ctx {
     char *work_dir;
     char *worker;
     peer ref;
+    bool ref_retired;   /* stopped after a final timing: start a new one when needed */
     peer worker_peer;
     bool worker_up;
     bool lane_held; /* this judgement holds the GPU's lane (lane.h) */
@@ -253,6 +267,38 @@ static int ref_wait_ready(struct eval_ctx *c, strbuf *err)
         code = EXIT_NO_GPU;
     json_decref(hello);
     return code;
+}
+
+/* Stops the reference process; the session starts a new one when it needs one. */
+static void ref_retire(struct eval_ctx *c)
+{
+    if (c->ref.started)
+        peer_stop(&c->ref, 10);
+    c->ref_retired = true;
+}
+
+/* Starts a new reference process in place of a retired one, without waiting for it
+ * (importing torch then overlaps whatever comes next, a build usually). */
+static int ref_revive(struct eval_ctx *c, strbuf *err)
+{
+    if (!c->ref_retired)
+        return 0;
+    progress("starting a new reference process (the last one ran a final timing)");
+    json_decref(c->ready);
+    c->ready = NULL;
+    int rc = ref_start(c, err);
+    if (!rc)
+        c->ref_retired = false;
+    return rc;
+}
+
+/* The reference process up and ready: 0, or an EXIT_* code with err set. */
+static int ref_ensure(struct eval_ctx *c, strbuf *err)
+{
+    int rc = ref_revive(c, err);
+    if (!rc && !c->ready)
+        rc = ref_wait_ready(c, err);
+    return rc;
 }
 
 /* One request to the reference process; NULL with err set (its failure is fatal). */
@@ -827,6 +873,18 @@ static int judge_build(struct eval_ctx *c, build_result *br, strbuf *err)
     return go_on;
 }
 
+/* The task and torch's version into the report. */
+static void report_task(struct eval_ctx *c)
+{
+    json_t *task = json_pack("{s:s, s:O, s:O, s:O, s:O}", "problem", c->o->task_path, "inputs",
+                             json_object_get(c->spec, "inputs"), "outputs",
+                             json_object_get(c->spec, "outputs"), "flops",
+                             json_object_get(c->spec, "flops"), "min_bytes",
+                             json_object_get(c->spec, "min_bytes"));
+    json_object_set_new(c->report, "task", task);
+    json_object_set_new(c->report, "torch", json_incref(json_object_get(c->ready, "torch")));
+}
+
 static int get_spec(struct eval_ctx *c, strbuf *err)
 {
     double t0 = now_seconds();
@@ -836,13 +894,7 @@ static int get_spec(struct eval_ctx *c, strbuf *err)
         return EXIT_BAD_TASK;
     c->spec = json_incref(json_object_get(reply, "spec"));
     json_decref(reply);
-    json_t *task = json_pack("{s:s, s:O, s:O, s:O, s:O}", "problem", c->o->task_path, "inputs",
-                             json_object_get(c->spec, "inputs"), "outputs",
-                             json_object_get(c->spec, "outputs"), "flops",
-                             json_object_get(c->spec, "flops"), "min_bytes",
-                             json_object_get(c->spec, "min_bytes"));
-    json_object_set_new(c->report, "task", task);
-    json_object_set_new(c->report, "torch", json_incref(json_object_get(c->ready, "torch")));
+    report_task(c);
     return 0;
 }
 
@@ -855,9 +907,12 @@ static int judge_candidate(struct eval_ctx *c, strbuf *err)
     }
     json_object_set(c->report, "gpu", c->gpu);
     json_object_set_new(c->report, "work_dir", json_string(c->cand_dir));
+    int rc = ref_revive(c, err);
+    if (rc)
+        return rc;
     build_result br;
     build_result_init(&br);
-    int rc = build_candidate(c, &br, err);
+    rc = build_candidate(c, &br, err);
     int go_on = rc ? 0 : judge_build(c, &br, err);
     if (go_on < 0)
         rc = -go_on;
@@ -865,19 +920,18 @@ static int judge_candidate(struct eval_ctx *c, strbuf *err)
         build_result_release(&br);
         return rc;
     }
-    /* From here on the GPU is used: hold its lane (lane.h) until the judgement ends. */
-    lane_gpu_acquire(c->o->device);
-    c->lane_held = true;
-    if ((!c->ready && (rc = ref_wait_ready(c, err))) || (!c->spec && (rc = get_spec(c, err)))) {
+    if (!(rc = ref_ensure(c, err))) {
+        /* From here on the GPU is used: hold its lane (lane.h) until the judgement ends. */
+        lane_gpu_acquire(c->o->device);
+        c->lane_held = true;
+        if (!c->spec)
+            rc = get_spec(c, err);
+    }
+    if (rc) {
         build_result_release(&br);
         return rc;
     }
-    json_object_set_new(c->report, "task", json_pack("{s:s, s:O, s:O, s:O, s:O}", "problem",
-                        c->o->task_path, "inputs", json_object_get(c->spec, "inputs"), "outputs",
-                        json_object_get(c->spec, "outputs"), "flops",
-                        json_object_get(c->spec, "flops"), "min_bytes",
-                        json_object_get(c->spec, "min_bytes")));
-    json_object_set_new(c->report, "torch", json_incref(json_object_get(c->ready, "torch")));
+    report_task(c);
     if (worker_start(c, br.so_path, err) < 0) {
         build_result_release(&br);
         return EXIT_INTERNAL;
@@ -973,9 +1027,217 @@ int eval_session_judge(eval_session *c, const char *kernel_path, const char *can
     return rc;
 }
 
+/* ------------------------------------------------------------------ final timing */
+
+/* A number of a reply; the reference sends "inf" and "nan" as strings. NAN when absent. */
+static double reply_num(json_t *obj, const char *key)
+{
+    json_t *v = json_object_get(obj, key);
+    if (json_is_string(v))
+        return strtod(json_string_value(v), NULL);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_t *final_request(struct eval_ctx *c, const char *so, const eval_final_opts *f)
+{
+    json_t *req = json_pack("{s:s, s:s, s:I, s:i, s:i, s:i, s:b}", "op", "final", "so", so,
+                            "seed", (json_int_t)(c->seed + 2000), "warmup",
+                            f->warmup >= 0 ? f->warmup : c->o->warmup, "iters",
+                            f->iters > 0 ? f->iters : 1, "rounds", f->rounds > 0 ? f->rounds : 1,
+                            "compile", f->compile && c->o->baseline_compile);
+    if (c->o->atol >= 0)
+        json_object_set_new(req, "atol", json_real(c->o->atol));
+    if (c->o->rtol >= 0)
+        json_object_set_new(req, "rtol", json_real(c->o->rtol));
+    return req;
+}
+
+/*
+ * The reference's answer to the final request, into the report. The candidate ran in
+ * that process, so a process that died or hung, or a reply of kind "candidate", is the
+ * kernel's failure (a verdict); a failure of the reference itself is an EXIT_* code.
+ */
+static int final_outcome(struct eval_ctx *c, json_t *reply, enum peer_failure why,
+                         const char *peer_err, strbuf *err)
+{
+    strbuf msg = STRBUF_INIT;
+    int rc = 0;
+    if (!reply) {
+        strbuf_addf(&msg, "final timing, in the reference process: %s", peer_err);
+        set_verdict(c, why == PEER_TIMEOUT ? VERDICT_TIMEOUT : VERDICT_RUNTIME_ERROR, msg.buf);
+        goto out;
+    }
+    const char *e = json_string_value(json_object_get(reply, "error"));
+    if (!json_is_true(json_object_get(reply, "ok"))) {
+        const char *kind = json_string_value(json_object_get(reply, "kind")) ?: "reference";
+        if (!strcmp(kind, "candidate")) {
+            strbuf_addf(&msg, "final timing, in the reference process: %s", e ? e : "?");
+            set_verdict(c, VERDICT_RUNTIME_ERROR, msg.buf);
+            goto out;
+        }
+        strbuf_addf(err, "the final timing failed in the reference process (%s): %s", kind,
+                    e ? e : "unknown error");
+        const char *tb = json_string_value(json_object_get(reply, "traceback"));
+        if (tb)
+            strbuf_addf(err, "\n%s", tb);
+        rc = !strcmp(kind, "load") ? EXIT_NO_TOOL : EXIT_BAD_TASK;
+        goto out;
+    }
+    json_t *inter = json_deep_copy(reply);
+    json_object_del(inter, "ok");
+    json_object_set_new(c->report, "interleaved", inter);
+    if (!json_is_true(json_object_get(reply, "pass"))) {
+        const char *phase = json_string_value(json_object_get(reply, "phase")) ?: "?";
+        const char *m = json_string_value(json_object_get(reply, "message")) ?: "";
+        bool last = !strcmp(phase, "last timed call");
+        bool modified = json_array_size(json_object_get(reply, "modified_inputs")) > 0;
+        if (last)
+            strbuf_addf(&msg, "final timing: the output of the last timed call is wrong although "
+                        "the first call's was right: the kernel keeps results or state from "
+                        "earlier calls (%s)", m);
+        else
+            strbuf_addf(&msg, "final timing, %s (seed %lld): %s", phase,
+                        (long long)json_integer_value(json_object_get(reply, "seed")), m);
+        set_verdict(c, last || modified ? VERDICT_REJECTED : VERDICT_WRONG_RESULT, msg.buf);
+        goto out;
+    }
+    json_object_set(c->report, "kernel_time", json_object_get(reply, "kernel"));
+    json_t *base = json_pack("{s:O}", "eager", json_object_get(reply, "eager"));
+    json_t *speed = json_object();
+    static const char *const sides[] = { "eager", "compile" };
+    for (int i = 0; i < 2; i++) {
+        json_t *t = json_object_get(reply, sides[i]);
+        if (t && i)
+            json_object_set(base, sides[i], t);
+        double x = reply_num(json_object_get(json_object_get(reply, "speedup"), sides[i]),
+                             "median");
+        if (t && isfinite(x))
+            json_object_set_new(speed, sides[i], json_real(x));
+    }
+    json_t *ce = json_object_get(reply, "compile_error");
+    if (ce)
+        json_object_set(base, "compile_error", ce);
+    json_object_set_new(c->report, "baseline", base);
+    json_object_set_new(c->report, "speedup", speed);
+    strbuf_addf(&msg, "verified: timed interleaved with PyTorch in the reference process, %lld "
+                "rounds of %lld calls on each side",
+                (long long)json_integer_value(json_object_get(reply, "rounds")),
+                (long long)json_integer_value(json_object_get(reply, "iters")));
+    set_verdict(c, VERDICT_OK, msg.buf);
+    add_speed_of_light(c);
+out:
+    strbuf_release(&msg);
+    return rc;
+}
+
+static int final_candidate(struct eval_ctx *c, const eval_final_opts *f, strbuf *err)
+{
+    json_object_set(c->report, "gpu", c->gpu);
+    json_object_set_new(c->report, "timing", json_string("interleaved"));
+    json_object_set_new(c->report, "work_dir", json_string(c->cand_dir));
+    if (!file_exists(c->kernel)) {
+        strbuf_addf(err, "kernel file '%s' does not exist", c->kernel);
+        return EXIT_BAD_KERNEL;
+    }
+    int rc = ref_revive(c, err);
+    if (rc)
+        return rc;
+    char *so = NULL;
+    if (str_ends_with(c->kernel, ".so")) {
+        so = realpath(c->kernel, NULL);
+    } else {
+        build_result br;
+        build_result_init(&br);
+        rc = build_candidate(c, &br, err);
+        int go_on = rc ? 0 : judge_build(c, &br, err);
+        if (go_on < 0)
+            rc = -go_on;
+        if (!rc && go_on)
+            so = realpath(br.so_path, NULL);
+        build_result_release(&br);
+        if (rc || !go_on)
+            return rc; /* a verdict (it no longer builds, or is refused), or a tool error */
+    }
+    if (!so) {
+        strbuf_addf(err, "cannot resolve the path of the kernel's shared object: %s",
+                    strerror(errno));
+        return EXIT_INTERNAL;
+    }
+    if ((rc = ref_ensure(c, err)) || (!c->spec && (rc = get_spec(c, err)))) {
+        free(so);
+        return rc;
+    }
+    report_task(c);
+    json_t *req = final_request(c, so, f);
+    free(so);
+    progress("final timing: the kernel and PyTorch interleaved in the reference process, "
+             "%lld rounds of %lld calls each",
+             (long long)json_integer_value(json_object_get(req, "rounds")),
+             (long long)json_integer_value(json_object_get(req, "iters")));
+    enum peer_failure why = PEER_OK;
+    strbuf peer_err = STRBUF_INIT;
+    double t0 = now_seconds();
+    json_t *reply = peer_call(&c->ref, req, c->o->ref_timeout_s, &why, &peer_err);
+    add_seconds(c, "final", now_seconds() - t0);
+    ref_retire(c); /* candidate code is loaded in it, and it may have broken its context */
+    rc = final_outcome(c, reply, why, peer_err.buf, err);
+    json_decref(reply);
+    strbuf_release(&peer_err);
+    return rc;
+}
+
+int eval_session_final(eval_session *c, const char *kernel, const eval_final_opts *f,
+                       json_t **report, strbuf *err)
+{
+    eval_final_opts defaults;
+    if (!f) {
+        eval_final_opts_init(&defaults);
+        f = &defaults;
+    }
+    int rc = begin_candidate(c, kernel, f->dir, err);
+    if (!rc) {
+        double t0 = now_seconds();
+        lane_gpu_acquire(c->o->device); /* the GPU's lane (lane.h): timing, nothing beside */
+        rc = final_candidate(c, f, err);
+        lane_gpu_release(c->o->device);
+        add_seconds(c, "total", now_seconds() - t0);
+    }
+    if (!rc) {
+        char *path = xasprintf("%s/final.json", c->cand_dir);
+        json_dump_file(c->report, path, JSON_INDENT(2));
+        free(path);
+    }
+    *report = json_incref(c->report);
+    return rc;
+}
+
+void eval_final_describe(json_t *r, strbuf *out)
+{
+    const char *v = json_string_value(json_object_get(r, "verdict"));
+    if (!v || strcmp(v, "ok")) {
+        const char *m = json_string_value(json_object_get(r, "message"));
+        strbuf_addf(out, "%s: %s", v ? v : "not judged", m ? m : "");
+        return;
+    }
+    json_t *base = json_object_get(r, "baseline");
+    json_t *speed = json_object_get(r, "speedup");
+    strbuf_addf(out, "%.4f ms vs eager %.4f ms = %.2fx",
+                reply_num(json_object_get(r, "kernel_time"), "median_ms"),
+                reply_num(json_object_get(base, "eager"), "median_ms"), reply_num(speed, "eager"));
+    if (json_object_get(speed, "compile"))
+        strbuf_addf(out, ", vs compile %.4f ms = %.2fx",
+                    reply_num(json_object_get(base, "compile"), "median_ms"),
+                    reply_num(speed, "compile"));
+    else if (json_object_get(base, "compile_error"))
+        strbuf_adds(out, ", torch.compile failed");
+    strbuf_addf(out, " (interleaved in one process, %lld rounds)",
+                (long long)json_integer_value(json_object_get(json_object_get(r, "interleaved"),
+                                                              "rounds")));
+}
+
 json_t *eval_session_spec(eval_session *c, strbuf *err)
 {
-    if (!c->ready && ref_wait_ready(c, err))
+    if (ref_ensure(c, err))
         return NULL;
     if (!c->spec) {
         lane_gpu_acquire(c->o->device);
@@ -1017,6 +1279,38 @@ void eval_session_close(eval_session *c)
     free(c);
 }
 
+/*
+ * eval_run's final timing, of the object the judgement just built and checked: its
+ * report goes to report["final"]. A kernel that fails there takes that verdict; one the
+ * final timing could not be done for keeps its own, with the reason in final.error.
+ */
+static void add_final(eval_session *s, const eval_opts *o, json_t *report)
+{
+    const char *so = json_string_value(json_object_get(json_object_get(report, "build"), "so"));
+    json_t *fin = NULL;
+    strbuf err = STRBUF_INIT;
+    int rc = eval_session_final(s, so ? so : o->kernel_path, &o->final_opts, &fin, &err);
+    if (rc) {
+        warning("the final timing could not be done: %s", err.buf);
+        json_object_set_new(fin, "error", json_string(err.buf));
+        json_object_set_new(fin, "exit_code", json_integer(rc));
+    }
+    json_object_set(report, "final", fin);
+    const char *v = json_string_value(json_object_get(fin, "verdict"));
+    if (!rc && v && strcmp(v, "ok")) {
+        json_object_set_new(report, "verdict", json_string(v));
+        json_object_set(report, "message", json_object_get(fin, "message"));
+    }
+    const char *dir = json_string_value(json_object_get(report, "work_dir"));
+    if (dir) {
+        char *path = xasprintf("%s/report.json", dir);
+        json_dump_file(report, path, JSON_INDENT(2));
+        free(path);
+    }
+    json_decref(fin);
+    strbuf_release(&err);
+}
+
 int eval_run(const eval_opts *o, json_t **report, strbuf *err)
 {
     eval_session *s = NULL;
@@ -1026,6 +1320,9 @@ int eval_run(const eval_opts *o, json_t **report, strbuf *err)
         *report = json_incref(s->report);
     } else {
         rc = eval_session_judge(s, o->kernel_path, NULL, report, err);
+        const char *v = json_string_value(json_object_get(*report, "verdict"));
+        if (!rc && o->final && v && !strcmp(v, "ok"))
+            add_final(s, o, *report);
     }
     eval_session_close(s);
     return rc;
@@ -1197,7 +1494,7 @@ int eval_profile(const eval_opts *o, const profile_opts *p, json_t **report, str
     int go_on = rc ? 0 : judge_build(c, &br, err);
     if (go_on < 0)
         rc = -go_on;
-    if (!rc && go_on && !(rc = ref_wait_ready(c, err))) {
+    if (!rc && go_on && !(rc = ref_ensure(c, err))) {
         lane_gpu_acquire(o->device);
         if (!(rc = get_spec(c, err)))
             rc = profile_trial(c, p, br.so_path, details, err);

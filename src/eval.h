@@ -8,6 +8,8 @@
  * the candidate and PyTorch (eager and torch.compile) the same way. The result is one
  * JSON report (docs/eval.md lists its fields) with a verdict:
  *   ok, compile_error, runtime_error, wrong_result, timeout, rejected.
+ * The final timing of a correct kernel (eval_session_final) times it once more inside
+ * the reference process, interleaved with PyTorch (docs/protocol.md).
  */
 #ifndef CUTEGEN_EVAL_H
 #define CUTEGEN_EVAL_H
@@ -29,6 +31,24 @@ enum verdict {
 };
 
 const char *verdict_name(enum verdict v);
+
+/*
+ * The final timing (DESIGN.md, "Final numbers"): a kernel already judged correct is
+ * loaded into the reference process itself and timed there side by side with PyTorch,
+ * on fresh inputs, after one checked call: `rounds` rounds, each timing every side over
+ * `iters` calls (L2 flushed, CUDA events, device synchronised, as the worker does), the
+ * order of the sides reversed every other round. The speedup is the median over rounds
+ * of PyTorch's time over the kernel's in that round.
+ */
+typedef struct eval_final_opts {
+    int rounds;          /* default 10 */
+    int iters;           /* timed calls of each side per round (default 10) */
+    int warmup;          /* warm-up calls of each side first (< 0: the session's warmup) */
+    bool compile;        /* torch.compile too, when the session times it (default true) */
+    const char *dir;     /* where final.json goes; NULL: the session's directory */
+} eval_final_opts;
+
+void eval_final_opts_init(eval_final_opts *f);
 
 typedef struct eval_opts {
     const char *task_path;
@@ -52,6 +72,9 @@ typedef struct eval_opts {
     const char *arch;    /* NULL: the GPU's own */
     double build_timeout_s;
     const char *build_mode; /* "split" or "plain"; NULL: $CUTEGEN_BUILD_MODE, else split */
+    bool final;          /* eval_run: after an ok verdict, the final timing too, in
+                            (*report)["final"]; the agent: of the best kernel (see agent.h) */
+    eval_final_opts final_opts;
 } eval_opts;
 
 void eval_opts_init(eval_opts *o);
@@ -75,6 +98,24 @@ int eval_session_open(const eval_opts *o, eval_session **out, strbuf *err);
 /* Judges one kernel; its logs and report.json go to cand_dir (NULL: the session's). */
 int eval_session_judge(eval_session *s, const char *kernel_path, const char *cand_dir,
                        json_t **report, strbuf *err);
+/*
+ * The final timing of one kernel, in the session's reference process. kernel: a .cu
+ * file (built through the session's build cache, a hit for a kernel judged before, and
+ * checked statically again) or the .so of one already built and checked (used as is).
+ * Returns 0 when it was done, with (*report)["verdict"] ok and the interleaved numbers
+ * where an evaluation's report has them ("kernel_time", "baseline", "speedup",
+ * "speed_of_light"; the reference's whole reply in "interleaved"; "timing":
+ * "interleaved"), or another verdict when the kernel failed there (wrong_result,
+ * rejected, runtime_error, timeout: no number then); or an EXIT_* code with err set
+ * when it could not be done. The reference process is retired afterwards either way
+ * (candidate code was loaded into it, and a crash there may have broken its CUDA
+ * context); the session starts a new one when it next needs one.
+ */
+int eval_session_final(eval_session *s, const char *kernel, const eval_final_opts *f,
+                       json_t **report, strbuf *err);
+/* One line for people: "K ms vs eager E ms = X.XXx, vs compile C ms = Y.YYx (interleaved
+ * in one process, R rounds)", from a final report with verdict ok; else its message. */
+void eval_final_describe(json_t *final_report, strbuf *out);
 /* Builds kernels in parallel on all CPUs into the build cache, so that judging them
  * later finds them built. Verdicts come from eval_session_judge; 0 or an EXIT_* code. */
 int eval_session_prebuild(eval_session *s, const char *const *sources, int n, strbuf *err);

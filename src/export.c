@@ -507,6 +507,23 @@ int export_run(const export_opts *o, strbuf *log, strbuf *err)
             goto out;
     }
     char *ip = xasprintf("%s/index.json", o->out_dir);
+    /* Several runs may export into one directory (a sweep's problems): keep the entries
+     * of other problems already listed there. */
+    json_t *old = json_load_file(ip, 0, NULL);
+    size_t k;
+    json_t *e;
+    json_array_foreach(old, k, e) {
+        const char *prob = json_string_value(json_object_get(e, "problem"));
+        bool replaced = false;
+        size_t m;
+        json_t *f;
+        json_array_foreach(index, m, f)
+            if (prob && !strcmp(prob, json_string_value(json_object_get(f, "problem")) ?: ""))
+                replaced = true;
+        if (!replaced)
+            json_array_append(index, e);
+    }
+    json_decref(old);
     char *js = json_dumps(index, JSON_INDENT(1));
     if (write_file_atomic(ip, js, strlen(js)) < 0) {
         strbuf_addf(err, "unable to write '%s': %s", ip, strerror(errno));

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "recipe.h"
+#include "recipe_norm.h"
 #include "util.h"
 
 /* ================================================================== plan */
@@ -25,6 +26,7 @@ void recipe_plan_init(recipe_plan *p)
 void recipe_plan_release(recipe_plan *p)
 {
     free(p->nodes);
+    free(p->norm);
     recipe_plan_init(p);
 }
 
@@ -894,6 +896,11 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     free(w.vals);
     free(w.has_acc);
     free(w.has_input);
+    if (rc == 1) {
+        int nrc = recipe_norm_recognise(spec, p, why); /* the NORM family: recipe_norm.c */
+        if (nrc != 2)
+            rc = nrc;
+    }
     if (rc)
         p->family = RECIPE_NONE;
     return rc;
@@ -963,7 +970,10 @@ void rx_format(const recipe_plan *p, int n, strbuf *out)
     const rx_node *x = &p->nodes[n];
     switch (x->op) {
     case RX_INPUT:
-        strbuf_adds(out, p->inputs[x->input].name);
+        if (x->input >= p->n_inputs) /* NORM: a statistic's slot */
+            strbuf_adds(out, p->norm ? p->norm->slot_name[x->input - p->n_inputs] : "?");
+        else
+            strbuf_adds(out, p->inputs[x->input].name);
         return;
     case RX_CONST:
         strbuf_addf(out, "%.9g", x->p0);
@@ -1008,6 +1018,10 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
 {
     static const char *kinds[] = { "unused", "full (16-byte vectors)", "scalar (one element)",
                                    "broadcast (by strides)" };
+    if (p->family == RECIPE_NORM) {
+        recipe_norm_describe(p, out);
+        return;
+    }
     strbuf_addf(out, "family: %s\n", p->family == RECIPE_POINTWISE ? "pointwise" :
                                      p->family == RECIPE_REDUCE ? "reduce" : "none");
     for (int i = 0; i < p->n_inputs; i++) {
@@ -1040,6 +1054,10 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
 
 void recipe_summary(const recipe_plan *p, strbuf *out)
 {
+    if (p->family == RECIPE_NORM) {
+        recipe_norm_summary(p, out);
+        return;
+    }
     if (p->family == RECIPE_POINTWISE) {
         strbuf_adds(out, "pointwise ");
         rx_format(p, p->root, out);

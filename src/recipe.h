@@ -10,7 +10,10 @@
  *    inputs with broadcasting and scalar constants, into one vectorised pass;
  *  - REDUCE: sum, mean, max, min, prod, argmax, argmin over one dim (keepdim or not),
  *    softmax and log-softmax over one dim; with a pointwise prologue (same-shaped inputs)
- *    and a pointwise epilogue on the reduced value.
+ *    and a pointwise epilogue on the reduced value;
+ *  - NORM: statistics (sums, extremes, mean and variance) over a block of dims broadcast
+ *    back into a pointwise expression: the norm modules, x / x.norm(...), ...
+ *    (src/recipe_norm.c, src/recipe_norm.h).
  * Anything else is "not covered", with the reason in words.
  *
  * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
@@ -52,7 +55,7 @@ typedef struct rx_node {
     int input;     /* RX_INPUT: index into plan->inputs */
 } rx_node;
 
-enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE };
+enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_NORM };
 
 enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
@@ -84,7 +87,8 @@ typedef struct recipe_plan {
     enum recipe_red red; /* REDUCE */
     int dim;             /* REDUCE: the reduced dim of the operand, >= 0 */
     bool keepdim;
-    int64_t outer, r, inner; /* REDUCE: the operand viewed as (outer, r, inner) */
+    int64_t outer, r, inner; /* REDUCE: the operand viewed as (outer, r, inner); NORM: the output */
+    struct recipe_norm *norm; /* NORM: statistics and view (src/recipe_norm.h); owned */
 } recipe_plan;
 
 void recipe_plan_init(recipe_plan *p);

@@ -16,6 +16,7 @@
 
 #include "gpu.h"
 #include "recipe.h"
+#include "recipe_norm.h"
 #include "util.h"
 
 /* ================================================================== types */
@@ -185,6 +186,10 @@ static void emit_shape(strbuf *sb, const recipe_tensor *t)
 
 static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb)
 {
+    if (p->family == RECIPE_NORM) {
+        recipe_norm_emit_params(p, k, sb); /* recipe_norm.c */
+        return;
+    }
     strbuf_adds(sb, "#define CGR_GENERATED 1\n");
     const char *tdt = p->family == RECIPE_POINTWISE ? p->output.dtype : NULL;
     if (p->family == RECIPE_REDUCE) {
@@ -251,6 +256,7 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
         return -1;
     }
     const char *tmpl = p->family == RECIPE_POINTWISE ? "pointwise.cu"
+                     : p->family == RECIPE_NORM ? "norm.cu"
                      : k->cluster > 0 ? "softmax_cluster.cu" : "reduce.cu";
     char *path = xasprintf("%s/%s", recipes_dir, tmpl);
     strbuf text = STRBUF_INIT;
@@ -389,6 +395,8 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
     int n = 0;
     if (max > RECIPE_MAX_VARIANTS)
         max = RECIPE_MAX_VARIANTS;
+    if (p->family == RECIPE_NORM)
+        return recipe_norm_variants(p, hw, out, max); /* recipe_norm.c */
     const int budget = 96;
     if (p->family == RECIPE_POINTWISE) {
         static const int cand[][2] = { { 256, 4 }, { 512, 2 }, { 128, 8 }, { 256, 8 },
@@ -498,4 +506,10 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
             n = push(out, n, max, (recipe_params){ threads[c], 0, 1, 1, 0, 0 });
     }
     return n;
+}
+
+/* For the NORM family's generator (recipe_norm.c): the expressions as printed here. */
+void recipe_emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, strbuf *sb)
+{
+    emit_expr(p, root, fn, params, sb);
 }

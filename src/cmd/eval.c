@@ -30,6 +30,12 @@ static const char usage_text[] =
     "  --no-baseline      do not time PyTorch\n"
     "  --no-compile       time eager PyTorch only (torch.compile takes a while)\n"
     "  --no-cache         recompute the task spec and baselines\n"
+    "  --final            once it is ok, time the kernel again inside the reference\n"
+    "                     process, interleaved with PyTorch on fresh inputs (the\n"
+    "                     numbers 'cutegen run' reports); in the report as \"final\"\n"
+    "  --final-rounds N   rounds of the final timing, the order of the sides\n"
+    "                     alternating (default 10)\n"
+    "  --final-iters N    timed calls of each side per round (default 10)\n"
     "  --timeout S        time limit of one kernel call (default 60)\n"
     "  --build-timeout S  time limit of the build (default 300)\n"
     "  --build-mode M     split or plain (see cutegen build --help; default\n"
@@ -51,7 +57,7 @@ enum {
     OPT_JSON = 256, OPT_TRIALS, OPT_WARMUP, OPT_ITERS, OPT_ATOL, OPT_RTOL, OPT_NO_TIME,
     OPT_NO_BASELINE, OPT_NO_COMPILE, OPT_NO_CACHE, OPT_TIMEOUT, OPT_BUILD_TIMEOUT, OPT_SEED,
     OPT_DEVICE, OPT_ARCH, OPT_CUTLASS, OPT_PYTHON, OPT_WORKER, OPT_WORK_DIR, OPT_TASK,
-    OPT_KERNEL, OPT_BUILD_MODE
+    OPT_KERNEL, OPT_BUILD_MODE, OPT_FINAL, OPT_FINAL_ROUNDS, OPT_FINAL_ITERS
 };
 
 static const struct option options[] = {
@@ -67,6 +73,9 @@ static const struct option options[] = {
     { "no-baseline", no_argument, NULL, OPT_NO_BASELINE },
     { "no-compile", no_argument, NULL, OPT_NO_COMPILE },
     { "no-cache", no_argument, NULL, OPT_NO_CACHE },
+    { "final", no_argument, NULL, OPT_FINAL },
+    { "final-rounds", required_argument, NULL, OPT_FINAL_ROUNDS },
+    { "final-iters", required_argument, NULL, OPT_FINAL_ITERS },
     { "timeout", required_argument, NULL, OPT_TIMEOUT },
     { "build-timeout", required_argument, NULL, OPT_BUILD_TIMEOUT },
     { "build-mode", required_argument, NULL, OPT_BUILD_MODE },
@@ -124,6 +133,11 @@ static int parse_args(int argc, char **argv, eval_opts *o, bool *json)
         case OPT_NO_BASELINE: o->baseline = false; break;
         case OPT_NO_COMPILE: o->baseline_compile = false; break;
         case OPT_NO_CACHE: o->use_cache = false; break;
+        case OPT_FINAL: o->final = true; break;
+        case OPT_FINAL_ROUNDS:
+            bad = parse_int("--final-rounds", optarg, 1, &o->final_opts.rounds);
+            break;
+        case OPT_FINAL_ITERS: bad = parse_int("--final-iters", optarg, 1, &o->final_opts.iters); break;
         case OPT_TIMEOUT: bad = parse_double("--timeout", optarg, &o->call_timeout_s); break;
         case OPT_BUILD_TIMEOUT:
             bad = parse_double("--build-timeout", optarg, &o->build_timeout_s);
@@ -208,6 +222,27 @@ static void print_trials(json_t *trials)
     }
 }
 
+/* The final timing: the interleaved numbers, and how they spread over the rounds. */
+static void print_final(json_t *f)
+{
+    if (!f)
+        return;
+    const char *error = json_string_value(json_object_get(f, "error"));
+    strbuf line = STRBUF_INIT;
+    if (error)
+        strbuf_addf(&line, "not done: %s", error);
+    else
+        eval_final_describe(f, &line);
+    printf("verified: %s\n", line.buf);
+    strbuf_release(&line);
+    json_t *sp = json_object_get(json_object_get(f, "interleaved"), "speedup");
+    const char *side;
+    json_t *st;
+    json_object_foreach(sp, side, st)
+        printf("  over %-8s median %.3fx, rounds %.3fx .. %.3fx (quartiles %.3fx .. %.3fx)\n", side,
+               num(st, "median"), num(st, "min"), num(st, "max"), num(st, "q1"), num(st, "q3"));
+}
+
 static void print_human(json_t *r)
 {
     printf("verdict:  %s\n", json_string_value(json_object_get(r, "verdict")));
@@ -238,6 +273,7 @@ static void print_human(json_t *r)
             printf(", %.3fx over torch.compile", num(s, "compile"));
         printf("\n");
     }
+    print_final(json_object_get(r, "final"));
     json_t *sec = json_object_get(r, "seconds");
     const char *k;
     json_t *v;

@@ -24,6 +24,8 @@ static const char usage_text[] =
     "  --run-dir DIR        where the run goes (default runs/<date>-<problem>)\n"
     "  --seed-kernel FILE   start from this kernel instead of asking for a first version;\n"
     "                       'builtin': from the best variant of the built-in recipes\n"
+    "  --variants N         built-in recipes: judge only the first N variants (the best\n"
+    "                       guesses come first; default all)\n"
     "  --children N         children asked per round (default 3)\n"
     "  --fix-attempts N     fixes per failed child (default 2)\n"
     "  --rounds N           at most N rounds (default 6)\n"
@@ -43,6 +45,11 @@ static const char usage_text[] =
     "  --budget-usd X, --budget-calls N, --budget-tokens N, --budget-seconds S\n"
     "judging (as cutegen eval): --trials N, --iters N, --warmup N, --timeout S, --device N,\n"
     "  --no-compile, --python PATH, --worker PATH, --cutlass DIR, --arch ARCH, -q\n"
+    "final numbers: the best kernel is timed once more inside the reference process,\n"
+    "  interleaved with PyTorch on fresh inputs; that speedup is the run's (docs/agent.md)\n"
+    "  --no-final           skip it: report the search's numbers (two processes)\n"
+    "  --final-rounds N     rounds, the order of the sides alternating (default 10)\n"
+    "  --final-iters N      timed calls of each side per round (default 10)\n"
     "\n"
     "With no model configured, run uses the built-in recipes (docs/recipes.md): the task\n"
     "is recognised from its operator graph, every variant worth trying is built and\n"
@@ -56,7 +63,8 @@ enum { O_TASK = 256, O_RUN_DIR, O_RESUME, O_SEED, O_CHILDREN, O_FIXES, O_ROUNDS,
        O_PROVIDER, O_MODEL, O_BASE_URL, O_MAX_TOKENS, O_COMMAND, O_REPLAY, O_REPLAY_ORDER,
        O_RECORD, O_CONFIG, O_BUDGET_USD, O_BUDGET_CALLS, O_BUDGET_TOKENS, O_BUDGET_SECONDS,
        O_TRIALS, O_ITERS, O_WARMUP, O_TIMEOUT, O_DEVICE, O_NO_COMPILE, O_PYTHON, O_WORKER,
-       O_CUTLASS, O_ARCH, O_CHECK_ARGS };
+       O_CUTLASS, O_ARCH, O_CHECK_ARGS, O_VARIANTS, O_NO_FINAL, O_FINAL_ROUNDS,
+       O_FINAL_ITERS };
 
 static const struct option options[] = {
     { "task", 1, NULL, O_TASK }, { "run-dir", 1, NULL, O_RUN_DIR },
@@ -77,7 +85,10 @@ static const struct option options[] = {
     { "timeout", 1, NULL, O_TIMEOUT }, { "device", 1, NULL, O_DEVICE },
     { "no-compile", 0, NULL, O_NO_COMPILE }, { "python", 1, NULL, O_PYTHON },
     { "worker", 1, NULL, O_WORKER }, { "cutlass", 1, NULL, O_CUTLASS },
-    { "arch", 1, NULL, O_ARCH }, { "check-args", 0, NULL, O_CHECK_ARGS }, { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' },
+    { "arch", 1, NULL, O_ARCH }, { "check-args", 0, NULL, O_CHECK_ARGS },
+    { "variants", 1, NULL, O_VARIANTS }, { "no-final", 0, NULL, O_NO_FINAL },
+    { "final-rounds", 1, NULL, O_FINAL_ROUNDS }, { "final-iters", 1, NULL, O_FINAL_ITERS },
+    { "quiet", 0, NULL, 'q' }, { "help", 0, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -187,6 +198,16 @@ static int apply(int c, const char *arg, agent_opts *o)
     case O_CUTLASS: o->eval.cutlass_dir = arg; break;
     case O_ARCH: o->eval.arch = arg; break;
     case O_CHECK_ARGS: check_only = true; break;
+    case O_VARIANTS: rc = number("--variants", arg, 1, &d); o->recipe_variants = (int)d; break;
+    case O_NO_FINAL: o->eval.final = false; break;
+    case O_FINAL_ROUNDS:
+        rc = number("--final-rounds", arg, 1, &d);
+        o->eval.final_opts.rounds = (int)d;
+        break;
+    case O_FINAL_ITERS:
+        rc = number("--final-iters", arg, 1, &d);
+        o->eval.final_opts.iters = (int)d;
+        break;
     case 'q': cg_quiet = true; break;
     default: return -1;
     }

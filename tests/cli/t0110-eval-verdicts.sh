@@ -57,6 +57,63 @@ if [ $(( $(date +%s) - start )) -lt 30 ]; then echo "ok: the hang was cut at the
 FAKE_WORKER_MODE=load_error expect_exit 1 "an object that does not load" -- ev --json
 check_verdict compile_error "an object that does not load"
 
+# --final: the kernel timed once more inside the reference process, interleaved with
+# PyTorch; the stand-in reference judges it by FAKE_FINAL_MODE (tests/cli/fake/python.py).
+jq_py() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); $1" "$TMP/out"; }
+check_py() {  # PYTHON-ASSERTIONS DESCRIPTION
+  tests=$((tests + 1))
+  if jq_py "$1" 2>"$TMP/py.err"; then echo "ok: $2"; else echo "FAIL: $2"; sed 's/^/  | /' "$TMP/py.err" | tail -5; failures=$((failures + 1)); fi
+}
+expect_exit 0 "no final timing unless asked" -- ev --json
+check_py 'assert "final" not in r' "the report has no final numbers without --final"
+mkdir -p "$TMP/state"
+FAKE_STATE_DIR=$TMP/state expect_exit 0 "--final" -- ev --json --final --final-rounds 4 --final-iters 3 --atol 0.001
+check_verdict ok "--final"
+check_py '
+f = r["final"]
+assert f["verdict"] == "ok" and f["timing"] == "interleaved", f["verdict"]
+assert f["speedup"] == {"eager": 2.0, "compile": 1.5}, f["speedup"]
+assert f["kernel_time"]["median_ms"] == 1.0 and f["kernel_time"]["n"] == 12, f["kernel_time"]
+assert f["baseline"]["eager"]["median_ms"] == 2.0 and f["baseline"]["compile"]["median_ms"] == 1.5
+i = f["interleaved"]
+assert i["rounds"] == 4 and i["iters"] == 3 and i["speedup"]["eager"]["median"] == 2.0
+assert i["orders"][0] == ["kernel", "eager", "compile"] and i["orders"][1] == ["compile", "eager", "kernel"]
+assert "speed_of_light" in f and r["speedup"]["eager"] == 2.0' "the final report: interleaved times, per-round speedups, ABBA order"
+tests=$((tests + 1))
+if python3 - "$TMP/state/final-request.json" <<'PY'
+import json, os, sys
+q = json.load(open(sys.argv[1]))
+assert q["op"] == "final" and os.path.isabs(q["so"]) and q["so"].endswith(".so") and os.path.exists(q["so"]), q
+assert q["rounds"] == 4 and q["iters"] == 3 and q["warmup"] == 10 and q["compile"] is True, q
+assert abs(q["atol"] - 0.001) < 1e-12 and "rtol" not in q and isinstance(q["seed"], int), q
+PY
+then echo "ok: the final request names the built object and the options"; else echo "FAIL: the final request"; failures=$((failures + 1)); fi
+expect_exit 0 "--final, human output" -- ev --final
+expect_grep '^verified: 1\.0000 ms vs eager 2\.0000 ms = 2\.00x, vs compile 1\.5000 ms = 1\.50x \(interleaved in one process, 10 rounds\)' "$TMP/out" "the verified line"
+expect_grep '^  over eager +median 2\.000x, rounds 2\.000x \.\. 2\.000x' "$TMP/out" "the spread over rounds"
+expect_exit 0 "--final --no-compile" -- ev --json --final --no-compile
+check_py 'f = r["final"]; assert list(f["speedup"]) == ["eager"] and "compile" not in f["baseline"], f["speedup"]' "no torch.compile in the final timing either"
+FAKE_FINAL_MODE=wrong expect_exit 1 "wrong at the final timing" -- ev --json --final
+check_verdict wrong_result "wrong at the final timing"
+check_py 'f = r["final"]; assert "kernel_time" not in f and "speedup" not in f, list(f)' "a wrong kernel gets no final number"
+expect_grep 'final timing, first call \(seed [0-9]+\): output: 2 of 4 elements wrong' "$TMP/out" "says the final timing found it wrong"
+FAKE_FINAL_MODE=cached expect_exit 1 "right once, wrong on repeated calls at the final timing" -- ev --json --final
+check_verdict rejected "right once, wrong on repeated calls at the final timing"
+FAKE_FINAL_MODE=crash expect_exit 1 "a kernel that crashes the reference process" -- ev --json --final
+check_verdict runtime_error "a kernel that crashes the reference process"
+expect_grep 'final timing, in the reference process: the reference process ended \(killed by signal 11' "$TMP/out" "names the crash"
+FAKE_FINAL_MODE=cuda_error expect_exit 1 "a CUDA error at the final timing" -- ev --json --final
+check_verdict runtime_error "a CUDA error at the final timing"
+expect_grep 'illegal memory access' "$TMP/out" "names the CUDA error"
+FAKE_FINAL_MODE=unsupported expect_exit 1 "CG_UNSUPPORTED at the final timing" -- ev --json --final
+expect_grep 'cg_forward returned 1 \(CG_UNSUPPORTED' "$TMP/out" "names the status"
+FAKE_FINAL_MODE=load_error expect_exit 0 "an object that does not load in the reference process" -- ev --json --final
+check_verdict ok "an object that does not load in the reference process keeps its verdict"
+check_py 'f = r["final"]; assert "libcudart.so.13" in f["error"] and f["exit_code"] == 8, f' "the final report says why it was not done"
+expect_grep 'the final timing could not be done' "$TMP/err" "and so does a warning"
+FAKE_WORKER_MODE=crash expect_exit 1 "no final timing of a kernel that failed" -- ev --json --final
+check_py 'assert "final" not in r' "a failed kernel is not timed again"
+
 FAKE_REF_MODE=import_error expect_exit 3 "a problem that does not import" -- ev
 expect_grep "cannot load problem" "$TMP/err" "says the problem does not load"
 FAKE_REF_MODE=no_torch expect_exit 7 "no torch" -- ev

@@ -5,7 +5,9 @@
 # compile and its fix, a SEARCH block that matches nothing, a wrong kernel and its fix,
 # a reply with no code, a crashing kernel and its fix, faster kernels. Checks the tree,
 # what the prompts carried, the stop reason, and that a run killed during a model call
-# resumes to the same result without asking any paid question twice.
+# resumes to the same result without asking any paid question twice. At the end the
+# best kernel is timed once more in the reference process (the final numbers, which
+# the report shows); a final timing that crashes leaves the search's numbers.
 . "$(dirname "$0")/lib.sh"
 "$CUTEGEN" doctor >"$TMP/doctor" 2>&1
 grep -q '^ok  *nvcc' "$TMP/doctor" || skip "nvcc is not installed (cutegen doctor says how to get it)"
@@ -21,12 +23,22 @@ run_agent() {  # RUN_DIR [extra flags]
 }
 q() { sqlite3 "$1/run.db" "$2"; }
 
-export RESPONDER_DIR=$TMP/resp1 FAKE_STATE_DIR=$TMP/state1
+# The stand-in reference's final timing: the kernel at its marker's time, eager at 2.5 ms
+# (the worker's timing says 2.0), torch.compile at 1.5 ms.
+export RESPONDER_DIR=$TMP/resp1 FAKE_STATE_DIR=$TMP/state1 FAKE_FINAL_EAGER_MS=2.5
 mkdir -p "$RESPONDER_DIR" "$FAKE_STATE_DIR"
 expect_exit 0 "a scripted run" -- run_agent "$TMP/run1" --run-dir "$TMP/run1"
 expect_grep '^stopped: +rounds: 3 rounds done' "$TMP/out" "the stop reason is printed"
-expect_grep '^best: +node [0-9]+ .*1\.3900 ms' "$TMP/out" "the best kernel is the fastest correct one"
+expect_grep '^best: +node [0-9]+ .*1\.3900 ms, 1\.439x over eager' "$TMP/out" "the best kernel is the fastest correct one"
 expect_grep '^verdicts: ok [0-9]+, compile_error 1, runtime_error 1, wrong_result 1' "$TMP/out" "every kind of failure was met once"
+expect_grep '^verified: 1\.3900 ms vs eager 2\.5000 ms = 1\.80x, vs compile 1\.5000 ms = 1\.08x \(interleaved in one process, 10 rounds\)$' "$TMP/out" "the final timing's numbers are printed"
+best1=$(q "$TMP/run1" "select value from task_kv where key = 'best_node'")
+tests=$((tests + 1))
+got=$(q "$TMP/run1" "select group_concat(verdict || ':' || printf('%.4f', speedup) || ':' || report_path, ' ') from (select * from evaluations where node_id = $best1 order by id)")
+[ "$got" = "ok:1.4388:artifacts/nodes/$best1/eval.json ok:1.7986:artifacts/nodes/$best1/eval.2.json" ] && echo "ok: the final timing is the best node's latest judgment ($got)" || { echo "FAIL: judgments of node $best1: $got"; failures=$((failures + 1)); }
+expect_grep '"timing": *"interleaved"' "$TMP/run1/artifacts/nodes/$best1/eval.2.json" "its report says how it was timed"
+expect_exit 0 "report of the run" -- "$CUTEGEN" report "$TMP/run1" --format csv
+expect_grep '^relu_small\.py,[^,]*,[^,]*,[^,]*,1,1,1\.79856,1\.07914,1\.39,2\.5,1\.5,' "$TMP/out" "the report shows the final numbers"
 tests=$((tests + 1))
 [ -f "$TMP/run1/best.cu" ] && grep -q 'CG_FAKE_MODE=ok:1.39' "$TMP/run1/best.cu" && echo "ok: best.cu is the best kernel" || { echo "FAIL: best.cu"; failures=$((failures + 1)); }
 tests=$((tests + 1))
@@ -75,5 +87,32 @@ fps=$(q "$TMP/run3" "select count(distinct fingerprint) from nodes where verdict
 [ "$fps" = 1 ] && echo "ok: correct nodes carry one structure fingerprint" || { echo "FAIL: $fps fingerprints"; failures=$((failures + 1)); }
 tests=$((tests + 1))
 [ "$(q "$TMP/run3" "select count(*) from events where kind = 'profiling_on'")" = 1 ] && echo "ok: profiling turned on once the structure held" || { echo "FAIL: profiling never turned on"; failures=$((failures + 1)); }
+# A finished run resumed: the final numbers are stored, not measured again.
+expect_exit 0 "resume of a finished run" -- run_agent "$TMP/run1" --resume "$TMP/run1"
+expect_grep '^verified: 1\.3900 ms vs eager 2\.5000 ms = 1\.80x.*\(stored\)$' "$TMP/out" "prints the stored final numbers"
+tests=$((tests + 1))
+n=$(q "$TMP/run1" "select count(*) from evaluations where node_id = $best1")
+[ "$n" = 2 ] && echo "ok: and does not time the best kernel a third time" || { echo "FAIL: $n judgments of node $best1"; failures=$((failures + 1)); }
+
+# The final timing crashes the reference process (as a kernel breaking the CUDA context
+# there would): the run still ends, says so, and the search's numbers stay.
+export RESPONDER_DIR=$TMP/resp4 FAKE_STATE_DIR=$TMP/state4 FAKE_FINAL_MODE=crash
+mkdir -p "$RESPONDER_DIR" "$FAKE_STATE_DIR"
+expect_exit 0 "a run whose final timing crashes" -- run_agent "$TMP/run4" --run-dir "$TMP/run4" --rounds 1
+expect_grep '^best: +node [0-9]+ .*1\.5000 ms, 1\.333x over eager' "$TMP/out" "the search's best"
+expect_grep '^verified: not done: the final timing failed \(runtime_error: final timing, in the reference process: the reference process ended \(killed by signal 11 \(Segmentation fault\)\)\); the numbers above stay the search.s' "$TMP/out" "says why, and that the numbers are the search's"
+best4=$(q "$TMP/run4" "select value from task_kv where key = 'best_node'")
+tests=$((tests + 1))
+[ "$(q "$TMP/run4" "select count(*) from evaluations where node_id = $best4")" = 1 ] && [ "$(q "$TMP/run4" "select count(*) from artifacts where node_id = $best4 and name = 'final.json'")" = 1 ] && \
+  [ "$(q "$TMP/run4" "select count(*) from events where kind = 'final' and json like '%signal 11%'")" = 1 ] && \
+  echo "ok: the node keeps its judgment; the failed final report and the reason are recorded" || { echo "FAIL: what the failed final timing left"; failures=$((failures + 1)); }
+expect_exit 0 "report of that run" -- "$CUTEGEN" report "$TMP/run4" --format csv
+expect_grep '^relu_small\.py,[^,]*,[^,]*,[^,]*,1,1,1\.33333,1,1\.5,2,1\.5,' "$TMP/out" "the report shows the search's numbers"
+unset FAKE_FINAL_MODE
+export RESPONDER_DIR=$TMP/resp5 FAKE_STATE_DIR=$TMP/state5
+mkdir -p "$RESPONDER_DIR" "$FAKE_STATE_DIR"
+expect_exit 0 "a run with --no-final" -- run_agent "$TMP/run5" --run-dir "$TMP/run5" --rounds 1 --no-final
+tests=$((tests + 1))
+! grep -q '^verified:' "$TMP/out" && [ ! -e "$FAKE_STATE_DIR/final-request.json" ] && echo "ok: --no-final skips the final timing" || { echo "FAIL: --no-final"; failures=$((failures + 1)); }
 expect_exit 2 "resume of a run that does not exist" -- run_agent "$TMP/none" --resume "$TMP/none"
 finish

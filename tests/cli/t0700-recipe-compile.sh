@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
-# (docs/abi.md), two compilers at once; one reduction and one pointwise kernel also
-# compile for sm_80 (the SM80-class path). Needs nvcc and CUTLASS; skips, saying so,
+# (docs/abi.md), two compilers at once; one reduction, one pointwise and two norm
+# kernels also compile for sm_80 (the SM80-class path). Norm fixtures that repeat another
+# one's kernel path are built only with CUTEGEN_RECIPE_VARIANTS=all. Needs nvcc and CUTLASS; skips, saying so,
 # without them. By default only variant 0 of each fixture is compiled (a few minutes);
 # CUTEGEN_RECIPE_VARIANTS=all compiles every variant (168 kernels: 8-20 min on 2 cores).
 . "$(dirname "$0")/lib.sh"
@@ -25,10 +26,16 @@ jobs="$TMP/jobs"
 echo "90a $SRC/recipes/pointwise.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/reduce.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/softmax_cluster.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/norm.cu $SRC/recipes" >>"$jobs"
 
 covered=0
 for spec in "$SRC"/tests/data/recipe/*.json; do
   name=$(basename "$spec" .json)
+  case $name in small_*) continue ;; esac   # tiny fixtures for the CPU checks: same kernels
+  # norm fixtures whose kernels repeat another's code path: only with CUTEGEN_RECIPE_VARIANTS=all
+  case " batchnorm1d broadcast_back mean_center normalize_fn standardize_std groupnorm_relu instancenorm_affine l1norm " in
+    *" $name "*) [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && continue ;;
+  esac
   "$CUTEGEN" recipe --spec "$spec" --list >"$TMP/plan" 2>&1
   rc=$?
   [ $rc -eq 1 ] && continue   # not covered: tests/unit/test_recipe.c checks the reason
@@ -53,6 +60,15 @@ cp "$TMP/gen/logsoftmax_module_fp16.v0.cu" "$TMP/gen/logsoftmax_module_fp16.sm80
 cp "$TMP/gen/chain_bcast.v0.cu" "$TMP/gen/chain_bcast.sm80.cu"
 echo "80 $TMP/gen/logsoftmax_module_fp16.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/chain_bcast.sm80.cu -" >>"$jobs"
+# norms: the first variant without a cluster (InstanceNorm's rows are held by CTAs that
+# take chunks in order instead) and a split kernel (LayerNorm)
+for nk in instancenorm layernorm; do
+  k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$nk.json" --list | grep '^variant ' | grep -v cluster= | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
+  if [ -z "$k" ] || ! "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$nk.json" --variant "$k" --out "$TMP/gen/$nk.sm80.cu" >/dev/null 2>&1; then
+    echo "FAIL: no sm_80 variant of $nk"; failures=$((failures + 1)); continue
+  fi
+  echo "80 $TMP/gen/$nk.sm80.cu -" >>"$jobs"
+done
 
 cat >"$TMP/compile.sh" <<EOS
 #!/usr/bin/env bash
@@ -81,6 +97,6 @@ if [ "$nfail" -ne 0 ]; then
   done
   failures=$((failures + 1))
 else
-  echo "ok: all $total kernels compile (sm_90a, and sm_80 for two)"
+  echo "ok: all $total kernels compile (sm_90a, and sm_80 for four)"
 fi
 finish

@@ -3,7 +3,7 @@
 # parallel prebuild of every kernel, the GPU test suite (tests/gpu/run.sh), profiler
 # digests of an elementwise kernel, a GEMM and a reduction, and the build-speed bench.
 # Everything lands in $OUT/evidence.tar.gz; short tables go to stdout.
-#   tests/gpu/evidence.sh [suite|good|adversarial|examples] [specs] [agent] [profile] [recipes] [buildspeed]
+#   tests/gpu/evidence.sh [suite|good|adversarial|examples] [specs] [agent] [profile] [recipes] [bench] [buildspeed]
 #   (default: suite profile; suite is all three of good, adversarial, examples)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -111,6 +111,40 @@ case " $sections " in *" recipes "*)
   $CG report "$OUT"/runs/*/ --format md >"$OUT/recipes-report.md" 2>&1
   $CG report "$OUT"/runs/*/ --format html --out "$OUT/recipes-report.html" >/dev/null 2>&1
   sed -n '1,40p' "$OUT/recipes-report.md" ;;
+esac
+
+# A sweep with the built-in proposer (no model): cutegen bench over level-1 and level-2
+# problems, its report, the export, and KernelBench's own eval of a few exported kernels.
+case " $sections " in *" bench "*)
+  t0=$(date +%s)
+  # BENCH_TASKS="level1/19_ReLU level2/12_Gemm..." picks problems one by one; otherwise
+  # BENCH_LEVELS and BENCH_PROBLEMS (numbers) select from the tree.
+  if [ -n "${BENCH_TASKS:-}" ]; then
+    sel=(); for t in $BENCH_TASKS; do sel+=(--task "$(ls "$KB"/$t*.py | head -1)"); done
+  else
+    sel=(--kernelbench "$KB" --problems "${BENCH_PROBLEMS:-1-100}" --level "${BENCH_LEVELS:-1,2}")
+  fi
+  cpu0=$(head -1 /proc/stat)
+  env -u CUTEGEN_PROVIDER timeout ${BENCH_TIMEOUT:-480} $CG bench "${sel[@]}" --jobs "${BENCH_JOBS:-6}" \
+    --run-dir "$OUT/bench" --problem-timeout 300 ${BENCH_RUN_ARGS:-} >"$OUT/bench.out" 2>"$OUT/bench.err"
+  echo "bench exit $? after $(( $(date +%s) - t0 )) s"
+  cpu1=$(head -1 /proc/stat)
+  python3 -c 'import sys
+a = [int(x) for x in sys.argv[1].split()[1:]]; b = [int(x) for x in sys.argv[2].split()[1:]]
+d = [y - x for x, y in zip(a, b)]; idle = d[3] + d[4]
+print("CPUs busy over the sweep: %.0f%% of %d cores" % (100.0 * (sum(d) - idle) / max(1, sum(d)), int(sys.argv[3])))' \
+    "$cpu0" "$cpu1" "$(nproc)"
+  grep -v '^  ' "$OUT/bench.out"; grep -c ' done \| FAILED' "$OUT/bench.err"; grep FAILED "$OUT/bench.err" | head
+  $CG report "$OUT/bench" --format md >"$OUT/bench-report.md" 2>&1
+  $CG report "$OUT/bench" --format html --out "$OUT/bench-report.html" >/dev/null 2>&1
+  $CG report "$OUT/bench" --format json --out "$OUT/bench-report.json" >/dev/null 2>&1
+  sed -n '/## Summary/,/## Problems/p' "$OUT/bench-report.md"
+  $CG export "$OUT/bench" --format kernelbench --out "$OUT/exported" -q
+  if [ -d .deps/KernelBench/src ]; then
+    timeout ${KB_EVAL_TIMEOUT:-300} python3 tests/gpu/kb_eval.py --kernelbench-src .deps/KernelBench/src \
+      --problems "$KB" --exported "$OUT/exported" --limit "${KB_EVAL_LIMIT:-4}" --out "$OUT/kb_eval.json" 2>&1 |
+      grep -v Warning | tail -12
+  fi ;;
 esac
 
 case " $sections " in *" buildspeed "*)

@@ -3,8 +3,11 @@
 # Judges every example kernel against its KernelBench problem, every adversarial kernel
 # (each must get the verdict its `// expect:` line names) and every good kernel (ok),
 # then prints a table of what ran and what it gave. Exit 0 only if every expectation held.
+# "final": the final timing (`cutegen eval --final`: the kernel loaded into the reference
+# process and timed there interleaved with PyTorch) of examples/kernels/relu.cu (or
+# $FINAL_KERNELS), its speedup printed next to the two-process one.
 #
-#   tests/gpu/run.sh [--kernelbench DIR] [--only adversarial|good|examples] [--out DIR]
+#   tests/gpu/run.sh [--kernelbench DIR] [--only adversarial|good|examples|final] [--out DIR]
 # Environment: CUTEGEN (the binary, default build/cutegen), CUTLASS_DIR, CUTEGEN_PYTHON.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +22,7 @@ while [ $# -gt 0 ]; do
     --only) ONLY=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     -j|--jobs) JOBS=$2; shift 2 ;;
-    *) echo "usage: $0 [--kernelbench DIR] [--only adversarial|good|examples] [--out DIR] [-j N]"; exit 2 ;;
+    *) echo "usage: $0 [--kernelbench DIR] [--only adversarial|good|examples|final] [--out DIR] [-j N]"; exit 2 ;;
   esac
 done
 CUTEGEN=${CUTEGEN:-$ROOT/build/cutegen}
@@ -37,7 +40,7 @@ rm -f "$OUT"/results/*
 judge() {
   local kernel=$1 task=$2 expect=$3; shift 3
   local name; name=$(basename "$kernel" .cu)
-  local json="$OUT/$(basename "$(dirname "$kernel")")-$name.json"
+  local json="$OUT/${TAG:-}$(basename "$(dirname "$kernel")")-$name.json"
   local t0; t0=$(date +%s%N)
   "$CUTEGEN" eval --task "$task" --kernel "$kernel" --json -q "$@" >"$json" 2>"$json.err"
   local rc=$?
@@ -57,7 +60,7 @@ except Exception:
     print("-")' "$json")
   local ok=FAIL
   [ "$got" = "$expect" ] && ok=ok
-  local table="$OUT/results/$(basename "$(dirname "$kernel")")-$name.txt"
+  local table="$OUT/results/${TAG:-}$(basename "$(dirname "$kernel")")-$name.txt"
   printf '%-5s %-28s expect %-15s got %-15s rc=%-2s %7sms  %s\n' "$ok" "$name" "$expect" "$got" "$rc" "$secs" "$speed" | tee -a "$table"
   if [ "$ok" = FAIL ]; then
     python3 -c 'import json,sys
@@ -78,6 +81,34 @@ if [ -z "$ONLY" ] || [ "$ONLY" = examples ]; then
     case "$p" in level*) task="$KB/$p" ;; *) task="$p" ;; esac
     [ -f "$task" ] || { echo "SKIP $k: problem $task not found"; continue; }
     judge "$k" "$task" ok --trials "${TRIALS:-5}"
+  done
+fi
+if [ -z "$ONLY" ] || [ "$ONLY" = final ]; then
+  for k in ${FINAL_KERNELS:-examples/kernels/relu.cu}; do
+    p=$(problem_of "$k")
+    case "$p" in level*) task="$KB/$p" ;; *) task="${p:-$small}" ;; esac
+    [ -f "$task" ] || { echo "SKIP final $k: problem $task not found"; continue; }
+    TAG=final- judge "$k" "$task" ok --trials 3 --final
+    python3 - "$OUT/final-$(basename "$(dirname "$k")")-$(basename "$k" .cu).json" <<'PY' | tee -a "$OUT/results/final-$(basename "$(dirname "$k")")-$(basename "$k" .cu).txt"
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("      final: no report (%s)" % e); sys.exit()
+f, s, k = r.get("final") or {}, r.get("speedup") or {}, r.get("kernel_time") or {}
+if f.get("verdict") != "ok":
+    print("      final: %s" % (f.get("error") or f.get("message") or "not run")); sys.exit()
+i, fs = f["interleaved"], f.get("speedup") or {}
+def side(name):
+    st = i["speedup"].get(name)
+    if not st:
+        return "%s -" % name
+    return "%s %.3fx [%.3f..%.3f over %d rounds]" % (name, st["median"], st["min"], st["max"], len(st["rounds"]))
+print("      final (one process, interleaved): kernel %.4f ms, %s, %s" % (f["kernel_time"]["median_ms"], side("eager"), side("compile")))
+print("      two processes (worker, reference): kernel %.4f ms, eager %.3fx, compile %s" % (
+    k.get("median_ms", float("nan")), s.get("eager", float("nan")),
+    ("%.3fx" % s["compile"]) if "compile" in s else "-"))
+PY
   done
 fi
 small=examples/problems/relu_small.py

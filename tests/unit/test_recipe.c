@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "recipe.h"
+#include "recipe_norm.h"
 #include "util.h"
 
 static char *fixture(const char *name)
@@ -56,10 +57,11 @@ static void test_expectations(void **state)
         strbuf why = STRBUF_INIT;
         char *fx = fixture(line);
         int rc = recipe_recognise_file(fx, &p, &why);
-        if (!strcmp(want, "pointwise") || !strcmp(want, "reduce")) {
+        if (!strcmp(want, "pointwise") || !strcmp(want, "reduce") || !strcmp(want, "norm")) {
             if (rc != 0)
                 fail_msg("%s: expected %s, got '%s'", line, want, why.buf);
-            assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE : RECIPE_REDUCE);
+            assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE
+                                       : !strcmp(want, "reduce") ? RECIPE_REDUCE : RECIPE_NORM);
         } else {
             if (rc != 1 || !str_starts_with(why.buf, want))
                 fail_msg("%s: expected '%s...', got rc %d '%s'", line, want, rc, why.buf);
@@ -318,6 +320,421 @@ static void test_variants_pruned(void **state)
     recipe_plan_release(&p);
 }
 
+
+/* ------------------------------------------------------------------ the NORM family */
+
+static const recipe_norm *norm_of(const recipe_plan *p)
+{
+    assert_int_equal(p->family, RECIPE_NORM);
+    assert_non_null(p->norm);
+    return p->norm;
+}
+
+static void test_norm_plans(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    const recipe_norm *nm;
+
+    load("layernorm", &p); /* 40: nn.LayerNorm((64, 256, 256)) on (16, 64, 256, 256) */
+    nm = norm_of(&p);
+    assert_int_equal(nm->n_stats, 1);
+    assert_int_equal(nm->stat[0].kind, NS_VAR);
+    assert_int_equal(nm->n_slots, 2);
+    assert_int_equal(nm->d0, 1);
+    assert_int_equal(nm->d1, 4);
+    assert_int_equal(p.outer, 16);
+    assert_int_equal(p.r, 64 * 256 * 256);
+    assert_int_equal(p.inner, 1);
+    assert_int_equal(p.kind[1], RK_BCAST);
+    assert_int_equal(nm->access[1], NA_VECTOR); /* the weight runs along the row */
+    assert_int_equal(nm->access[2], NA_VECTOR);
+    recipe_plan_release(&p);
+
+    load("groupnorm", &p); /* 35: 8 groups of 8 channels: the view splits the channels */
+    nm = norm_of(&p);
+    assert_int_equal(nm->ndim, 5);
+    assert_int_equal(nm->shape[1], 8);
+    assert_int_equal(nm->shape[2], 8);
+    assert_int_equal(p.outer, 112 * 8);
+    assert_int_equal(p.r, 8 * 512 * 512);
+    assert_int_equal(nm->vstride[1][1], 8); /* weight[g * 8 + c] */
+    assert_int_equal(nm->vstride[1][2], 1);
+    assert_int_equal(nm->vstride[1][3], 0);
+    assert_int_equal(nm->access[1], NA_UNIFORM);
+    recipe_plan_release(&p);
+
+    load("instancenorm", &p); /* 34: no affine, statistics over (H, W) */
+    nm = norm_of(&p);
+    assert_int_equal(p.outer, 112 * 64);
+    assert_int_equal(p.r, 512 * 512);
+    assert_int_equal(p.kind[0], RK_FULL);
+    recipe_plan_release(&p);
+
+    load("batchnorm", &p); /* 33: eval mode: running statistics, no reduction */
+    nm = norm_of(&p);
+    assert_int_equal(nm->n_stats, 0);
+    for (int i = 1; i <= 4; i++) {
+        assert_int_equal(p.kind[i], RK_BCAST);
+        assert_int_equal(nm->access[i], NA_UNIFORM); /* per channel: one element a vector */
+    }
+    assert_int_equal(p.kind[5], RK_UNUSED); /* num_batches_tracked */
+    recipe_plan_release(&p);
+
+    load("rmsnorm", &p); /* 36: mean of x ** 2 over dim 1 of 4: a strided reduction */
+    nm = norm_of(&p);
+    assert_int_equal(nm->stat[0].kind, NS_SUM);
+    assert_int_equal(p.outer, 112);
+    assert_int_equal(p.r, 64);
+    assert_int_equal(p.inner, 512 * 512);
+    recipe_plan_release(&p);
+
+    load("frobenius", &p); /* 37: torch.norm(x, p='fro'): everything is one row */
+    nm = norm_of(&p);
+    assert_int_equal(p.outer, 1);
+    assert_int_equal(p.r, 112LL * 64 * 512 * 512);
+    recipe_plan_release(&p);
+
+    load("l1norm", &p); /* 38: mean of |x| over rows of 65535 */
+    nm = norm_of(&p);
+    assert_int_equal(nm->stat[0].kind, NS_SUM);
+    assert_int_equal(p.nodes[nm->stat[0].root].op, RX_ABS);
+    assert_int_equal(p.r, 65535);
+    recipe_plan_release(&p);
+
+    load("softmax_manual", &p); /* the sum of exp(x - max) reads the max: two passes */
+    nm = norm_of(&p);
+    assert_int_equal(nm->n_stats, 2);
+    assert_int_equal(nm->levels, 2);
+    assert_int_equal(nm->stat[0].kind, NS_MAX);
+    assert_int_equal(nm->stat[0].level, 0);
+    assert_int_equal(nm->stat[1].level, 1);
+    recipe_plan_release(&p);
+
+    strbuf line = STRBUF_INIT;
+    load("l2norm", &p);
+    recipe_summary(&p, &line);
+    assert_string_equal(line.buf, "norm statistics broadcast back: sum0 = sum of (x * x); over dims [1, 2) of "
+                                  "[32768, 65535]; out = (x / sqrt(sum0)) -> float32 [32768, 65535]");
+    recipe_plan_release(&p);
+    strbuf_release(&line);
+}
+
+/* A deterministic value in [lo, hi). */
+static float rnd(uint32_t *s, float lo, float hi)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return lo + (hi - lo) * (float)(*s >> 8) / (float)(1u << 24);
+}
+
+struct norm_case {
+    const recipe_plan *p;
+    float *in[RECIPE_MAX_INPUTS];
+};
+
+static void norm_case_init(struct norm_case *c, const recipe_plan *p, uint32_t seed)
+{
+    c->p = p;
+    for (int i = 0; i < p->n_inputs; i++) {
+        int64_t n = 1;
+        for (int d = 0; d < p->inputs[i].ndim; d++)
+            n *= p->inputs[i].shape[d];
+        c->in[i] = xcalloc((size_t)n, sizeof(float));
+        bool positive = strstr(p->inputs[i].name, "running_var") != NULL;
+        for (int64_t e = 0; e < n; e++)
+            c->in[i][e] = positive ? rnd(&seed, 0.5f, 1.5f) : rnd(&seed, -1.f, 1.f) + 0.3f;
+    }
+}
+
+static void norm_case_release(struct norm_case *c)
+{
+    for (int i = 0; i < c->p->n_inputs; i++)
+        free(c->in[i]);
+}
+
+static float got_at(const struct norm_case *c, int64_t idx)
+{
+    return recipe_norm_eval_out(c->p, (const float *const *)c->in, idx);
+}
+
+#define CLOSE(a, b) assert_float_equal((a), (b), 2e-5 * (1 + fabs((double)(b))))
+
+/* Mean and biased variance of n values at x[base + k * stride]. */
+static void moments(const float *x, int64_t base, int64_t stride, int64_t n, double *mean, double *var)
+{
+    double s = 0, q = 0;
+    for (int64_t k = 0; k < n; k++)
+        s += x[base + k * stride];
+    *mean = s / (double)n;
+    for (int64_t k = 0; k < n; k++) {
+        double d = x[base + k * stride] - *mean;
+        q += d * d;
+    }
+    *var = q / (double)n;
+}
+
+static void test_norm_math(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    struct norm_case c;
+    double m, v;
+
+    load("small_layernorm", &p); /* (3, 4, 5, 6), normalised over (5, 6) */
+    norm_case_init(&c, &p, 1);
+    for (int64_t row = 0; row < 12; row++) {
+        moments(c.in[0], row * 30, 1, 30, &m, &v);
+        for (int64_t k = 0; k < 30; k++)
+            CLOSE(got_at(&c, row * 30 + k),
+                  (c.in[0][row * 30 + k] - m) / sqrt(v + 1e-5) * c.in[1][k] + c.in[2][k]);
+    }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("small_groupnorm", &p); /* (2, 6, 3, 5), 3 groups of 2 channels */
+    norm_case_init(&c, &p, 2);
+    for (int64_t n = 0; n < 2; n++)
+        for (int64_t g = 0; g < 3; g++) {
+            int64_t base = n * 90 + g * 30;
+            moments(c.in[0], base, 1, 30, &m, &v);
+            for (int64_t k = 0; k < 30; k++) {
+                int64_t ch = g * 2 + k / 15;
+                CLOSE(got_at(&c, base + k), (c.in[0][base + k] - m) / sqrt(v + 1e-5) * c.in[1][ch] + c.in[2][ch]);
+            }
+        }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("small_instancenorm", &p); /* (2, 3, 4, 5) with affine weight and bias */
+    norm_case_init(&c, &p, 3);
+    for (int64_t nc = 0; nc < 6; nc++) {
+        moments(c.in[0], nc * 20, 1, 20, &m, &v);
+        for (int64_t k = 0; k < 20; k++)
+            CLOSE(got_at(&c, nc * 20 + k),
+                  (c.in[0][nc * 20 + k] - m) / sqrt(v + 1e-5) * c.in[1][nc % 3] + c.in[2][nc % 3]);
+    }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("small_batchnorm", &p); /* eval mode: (x - running_mean) / sqrt(running_var + eps) * w + b */
+    norm_case_init(&c, &p, 4);
+    for (int64_t e = 0; e < 120; e++) {
+        int64_t ch = (e / 20) % 3;
+        CLOSE(got_at(&c, e), (c.in[0][e] - c.in[3][ch]) / sqrt(c.in[4][ch] + 1e-5) * c.in[1][ch] + c.in[2][ch]);
+    }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("small_rmsnorm", &p); /* (2, 5, 3, 4): x / sqrt(mean(x ** 2, dim=1) + eps) */
+    norm_case_init(&c, &p, 5);
+    for (int64_t e = 0; e < 120; e++) {
+        int64_t n = e / 60, col = e % 12;
+        double q = 0;
+        for (int64_t ch = 0; ch < 5; ch++)
+            q += (double)c.in[0][n * 60 + ch * 12 + col] * c.in[0][n * 60 + ch * 12 + col];
+        CLOSE(got_at(&c, e), c.in[0][e] / sqrt(q / 5 + 1e-5));
+    }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("small_frobenius", &p); /* x / ||x||_F */
+    norm_case_init(&c, &p, 6);
+    double q = 0;
+    for (int64_t e = 0; e < 60; e++)
+        q += (double)c.in[0][e] * c.in[0][e];
+    for (int64_t e = 0; e < 60; e++)
+        CLOSE(got_at(&c, e), c.in[0][e] / sqrt(q));
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("small_l2norm", &p); /* (6, 7): x / ||x||_2 over dim 1 */
+    norm_case_init(&c, &p, 7);
+    for (int64_t row = 0; row < 6; row++) {
+        q = 0;
+        for (int64_t k = 0; k < 7; k++)
+            q += (double)c.in[0][row * 7 + k] * c.in[0][row * 7 + k];
+        for (int64_t k = 0; k < 7; k++)
+            CLOSE(got_at(&c, row * 7 + k), c.in[0][row * 7 + k] / sqrt(q));
+    }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("softmax_manual", &p); /* rows of 1000: exp(x - max) / sum(exp(x - max)) */
+    norm_case_init(&c, &p, 8);
+    for (int64_t row = 0; row < 128; row += 37) {
+        double mx = -INFINITY, s = 0;
+        for (int64_t k = 0; k < 1000; k++)
+            mx = fmax(mx, c.in[0][row * 1000 + k]);
+        for (int64_t k = 0; k < 1000; k++)
+            s += exp(c.in[0][row * 1000 + k] - mx);
+        for (int64_t k = 0; k < 1000; k += 111)
+            CLOSE(got_at(&c, row * 1000 + k), exp(c.in[0][row * 1000 + k] - mx) / s);
+    }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("standardize_std", &p); /* (32, 128, 64): (x - mean) / std (unbiased) over dim 1 */
+    norm_case_init(&c, &p, 9);
+    for (int64_t o = 0; o < 32; o += 13)
+        for (int64_t n = 0; n < 64; n += 21) {
+            moments(c.in[0], o * 8192 + n, 64, 128, &m, &v);
+            for (int64_t r = 0; r < 128; r += 31) {
+                int64_t e = o * 8192 + r * 64 + n;
+                CLOSE(got_at(&c, e), (c.in[0][e] - m) / sqrt(v * 128.0 / 127.0));
+            }
+        }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("softmax_cols_split", &p); /* (4, 8192, 16): softmax written out over dim 1 */
+    norm_case_init(&c, &p, 11);
+    for (int64_t o = 0; o < 4; o += 3)
+        for (int64_t n = 0; n < 16; n += 5) {
+            double mx = -INFINITY, s = 0;
+            for (int64_t r = 0; r < 8192; r++)
+                mx = fmax(mx, c.in[0][(o * 8192 + r) * 16 + n]);
+            for (int64_t r = 0; r < 8192; r++)
+                s += exp(c.in[0][(o * 8192 + r) * 16 + n] - mx);
+            for (int64_t r = 0; r < 8192; r += 2047) {
+                int64_t e = (o * 8192 + r) * 16 + n;
+                CLOSE(got_at(&c, e), exp(c.in[0][e] - mx) / s);
+            }
+        }
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+
+    load("mean_center", &p); /* x - x.mean(-1, keepdim=True) */
+    norm_case_init(&c, &p, 10);
+    moments(c.in[0], 4096 * 7, 1, 4096, &m, &v);
+    CLOSE(got_at(&c, 4096 * 7 + 5), c.in[0][4096 * 7 + 5] - m);
+    norm_case_release(&c);
+    recipe_plan_release(&p);
+}
+
+static void test_norm_variants(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_plan p;
+    recipe_params v[64];
+    int n;
+
+    /* rows of 1 MB (InstanceNorm): a cluster of 8 CTAs holds a row on sm_90 */
+    load("instancenorm", &p);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 1 && v[0].cluster == 8 && v[0].threads == 512 && v[0].cache == 16);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_ROWS);
+    hw.sm = 80;
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 0);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(v[i].cluster, 0);
+    hw.sm = 90;
+    recipe_plan_release(&p);
+
+    /* rows of 65535 floats: a row starts anywhere in a vector, so 16385 vectors */
+    load("l2norm", &p);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 1 && v[0].cluster >= 2);
+    for (int i = 0; i < n; i++)
+        if (v[i].cluster)
+            assert_true((int64_t)v[i].cluster * v[i].threads * v[i].cache >= 16385);
+    recipe_plan_release(&p);
+
+    /* 16 rows of 4 Mi (LayerNorm): split over CTAs through the workspace */
+    load("layernorm", &p);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 0 && v[0].split > 1);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_SPLIT);
+    recipe_plan_release(&p);
+
+    /* a strided reduction over 64 channels: a thread a column, the column in registers */
+    load("rmsnorm", &p);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 0 && v[0].cache == 64);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_COLS);
+    recipe_plan_release(&p);
+
+    /* short rows: a warp a row */
+    load("softmax_manual", &p);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 0 && v[0].row_threads == 32 && v[0].cache > 0);
+    recipe_plan_release(&p);
+
+    /* 64 columns of 8192: split over CTAs */
+    load("softmax_cols_split", &p);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 0 && v[0].split > 1);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_SPLIT);
+    recipe_plan_release(&p);
+
+    /* no statistics: one pointwise pass */
+    load("batchnorm", &p);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 0 && v[0].unroll > 0);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_POINTWISE);
+    recipe_plan_release(&p);
+
+    /* a smaller SM thread limit drops 1024-thread CTAs */
+    hw.max_threads_per_sm = 512;
+    static const char *all[] = { "instancenorm", "l2norm", "groupnorm", "frobenius", "rmsnorm" };
+    for (size_t f = 0; f < sizeof all / sizeof all[0]; f++) {
+        load(all[f], &p);
+        n = recipe_variants(&p, &hw, v, 64);
+        assert_true(n > 0);
+        for (int i = 0; i < n; i++)
+            assert_true(v[i].threads <= 512);
+        recipe_plan_release(&p);
+    }
+}
+
+static void test_norm_generate(void **state)
+{
+    (void)state;
+    char *path = xasprintf("%s/tests/data/recipe/expect.txt", cg_source_dir());
+    strbuf text = STRBUF_INIT;
+    assert_int_equal(read_file(path, &text, 1 << 20), 0);
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    int plans = 0;
+    for (char *line = text.buf, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+        nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        char *tab = strchr(line, '\t');
+        if (line[0] == '#' || !tab || strcmp(tab + 1, "norm"))
+            continue;
+        *tab = '\0';
+        recipe_plan p;
+        load(line, &p);
+        for (int sm = 80; sm <= 90; sm += 10) {
+            hw.sm = sm;
+            recipe_params v[64];
+            int n = recipe_variants(&p, &hw, v, 64);
+            assert_true(n >= 1 && n <= RECIPE_MAX_VARIANTS);
+            for (int k = 0; k < n; k++) {
+                strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+                if (recipe_generate(&p, &v[k], recipe_dir(), &cu, &err))
+                    fail_msg("%s variant %d: %s", line, k, err.buf);
+                assert_non_null(strstr(cu.buf, "#define CGR_MODE "));
+                assert_non_null(strstr(cu.buf, "__device__ __forceinline__ float cgr_epi(const float *x)"));
+                assert_null(strstr(cu.buf, "\n// recipe:params"));
+                assert_null(strstr(cu.buf, "// recipe:inline"));
+                if (sm < 90)
+                    assert_non_null(strstr(cu.buf, "#define CGR_CLUSTER 1\n"));
+                strbuf_release(&cu);
+                strbuf_release(&err);
+            }
+        }
+        plans++;
+        recipe_plan_release(&p);
+    }
+    assert_true(plans >= 20);
+    strbuf_release(&text);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +745,10 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_generate_all),
         cmocka_unit_test(test_variants_pruned),
+        cmocka_unit_test(test_norm_plans),
+        cmocka_unit_test(test_norm_math),
+        cmocka_unit_test(test_norm_variants),
+        cmocka_unit_test(test_norm_generate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

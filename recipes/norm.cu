@@ -1,0 +1,1111 @@
+// recipes/norm.cu: normalisation by reduced statistics broadcast back (the NORM family:
+// LayerNorm, GroupNorm, InstanceNorm, RMSNorm, BatchNorm in eval mode, x / ||x||, ...).
+//
+// out = epi(inputs, s_0..s_{m-1}) elementwise over the output, each statistic s_k a sum,
+// max, min, or (mean, biased variance) of a prologue pro_k(inputs, earlier statistics)
+// over the reduced block of dims. The output is viewed as (OUTER, R, INNER), contiguous,
+// R the reduced extent; the statistics of position (o, n) are over r = 0..R-1 of
+// element (o * R + r) * INNER + n. Statistics of pass 1 read statistics of pass 0.
+//
+// Modes (CGR_MODE), each counted in passes over memory:
+// - ROWS (INNER == 1): a row is shared by ROW_THREADS threads (a warp or the CTA), or by
+//   a thread-block cluster of CLUSTER CTAs (sm_90) exchanging partial statistics through
+//   distributed shared memory. With VECS > 0 each thread holds its VECS 16-byte vectors
+//   of the row in registers: x is read once and y written once. With VECS == 0 the row
+//   is streamed once per pass and once more for the output (the later reads of a CTA's
+//   row mostly hit L2).
+// - COLS (INNER > 1, a strided reduction): a thread per column (o, n), threads along n
+//   (coalesced), looping over r; with VECS == R the column is held in registers.
+// - SPLIT (few long rows or columns): each row or column is split over SPLIT CTAs; their
+//   partial statistics go to the workspace, a warp per row combines them into the
+//   statistics (one kernel per pass), and an apply kernel writes the output: x is read
+//   once per pass plus once for the output.
+// - HOLD (rows too long for a cluster): each row is split into SPLIT chunks of THREADS x
+//   VECS vectors, one CTA a chunk, holding it in registers. CTAs take chunks in order
+//   from a ticket counter, publish their partial statistics, and the last CTA of a row
+//   combines them and flags the row; every CTA of the row waits for the flag and writes
+//   its chunk from registers: x is read once. No deadlock: a CTA only waits for chunks of
+//   its own row, all of which were handed out (to running CTAs) before any chunk of a
+//   later row, and a row's SPLIT chunks fit the GPU at once (checked at run time against
+//   the SM count and the occupancy __launch_bounds__ guarantees).
+// - POINTWISE (no statistics: BatchNorm with running statistics): one vectorised pass.
+// Statistics are computed in float: sums and extremes as they come, (mean, variance) by
+// shifted sums per thread (the thread's first value as the shift) combined with Chan's
+// formula, so the variance does not cancel. Extremes propagate NaN as torch.amax does.
+// Broadcast inputs (weights, running statistics) are read at offsets the generator
+// computes from (o, r, n); along a 16-byte vector they are read once (constant along the
+// last dim), as a vector (contiguous along it), or element by element.
+//
+// Named parameters (CGR_*) are written by src/recipe_norm.c in place of `recipe:params`;
+// the defaults make this file compile on its own (LayerNorm without affine over rows of
+// 4096 floats, a CTA a row holding the row in registers).
+#include <cutegen/abi.h>
+#include <cute/tensor.hpp>
+#include <cooperative_groups.h>
+#include <type_traits>
+#include <cstdint>
+#include "ops.cuh"  // recipe:inline
+
+// recipe:params
+#ifndef CGR_GENERATED
+#define CGR_T float                 // element type of the output and the full-size inputs
+#define CGR_OUT_DTYPE CG_FLOAT32
+#define CGR_MODE 1                  // 0 pointwise, 1 rows, 2 columns, 3 split, 4 hold
+#define CGR_OUTER 1024
+#define CGR_R 4096
+#define CGR_INNER 1
+#define CGR_NSTAT 1                 // statistics
+#define CGR_NSLOT 2                 // their values (a mean and variance take two)
+#define CGR_LEVELS 1                // passes of statistics (1, or 2 when some read others)
+#define CGR_THREADS 256             // threads per CTA
+#define CGR_ROW_THREADS 256         // rows: threads sharing a row in a CTA (32 or THREADS)
+#define CGR_CLUSTER 1               // rows: CTAs sharing a row (> 1: a cluster, sm_90)
+#define CGR_VECS 4                  // rows: 16-byte vectors a thread holds (0: stream); columns: R or 0
+#define CGR_SPLIT 1                 // split, hold: CTAs per row or column
+#define CGR_UNROLL 4                // split and pointwise: 16-byte vectors per thread per CTA
+#define CGR_NIN 1
+#define CGR_INPUTS(X) X(0, float, CGR_FULL, CG_FLOAT32)
+#define CGR_IN_NDIMS {2}
+#define CGR_IN_SHAPES {{1024, 4096}}
+#define CGR_IN_STRIDES {{4096, 1}}
+#define CGR_OUT_NDIM 2
+#define CGR_OUT_SHAPE {1024, 4096}
+__host__ __device__ constexpr int cgr_stat_kind(int k) { return k == 0 ? 3 : 0; }
+__host__ __device__ constexpr int cgr_stat_level(int k) { return 0 * k; }
+__host__ __device__ constexpr int cgr_stat_slot(int k) { return 0 * k; }
+__host__ __device__ constexpr int cgr_access(int i) { return 0 * i; }
+__device__ __forceinline__ int64_t cgr_off(int i, int64_t o, int64_t r, int64_t n) { return 0 * (i + o + r + n); }
+__device__ __forceinline__ float cgr_pro(int k, const float *x) { return k == 0 ? x[0] : 0.f; }
+__device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) * rsqrtf(x[2] + 1e-5f); }
+#endif
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && CGR_CLUSTER > 1
+#error "this recipes/norm.cu variant needs sm_90 (thread-block clusters): use a variant with CGR_CLUSTER 1"
+#endif
+
+namespace cgr_norm {
+
+namespace cg = cooperative_groups;
+using T = CGR_T;
+enum Mode { POINTWISE = 0, ROWS = 1, COLS = 2, SPLIT = 3, HOLD = 4 };
+enum Kind { SUM = 0, MAX = 1, MIN = 2, VAR = 3 };
+enum Access { ELEM = 0, UNIFORM = 1, VECTOR = 2 };
+constexpr int kMode = CGR_MODE;
+constexpr int64_t kO = CGR_OUTER, kR = CGR_R, kI = CGR_INNER;
+constexpr int kVec = 16 / int(sizeof(T));
+constexpr int kNin = CGR_NIN, kNstat = CGR_NSTAT, kNslot = CGR_NSLOT, kLevels = CGR_LEVELS;
+constexpr int kNx = kNin + kNslot > 0 ? kNin + kNslot : 1;
+constexpr int kNs = kNstat > 0 ? kNstat : 1;
+constexpr int kNsl = kNslot > 0 ? kNslot : 1;
+constexpr int kThreads = CGR_THREADS, kRowThreads = CGR_ROW_THREADS, kCluster = CGR_CLUSTER;
+constexpr int kVecs = CGR_VECS, kSplit = CGR_SPLIT, kUnroll = CGR_UNROLL;
+constexpr int kRowsPerCta = kMode == ROWS ? kThreads / kRowThreads : 1;
+constexpr int kHoldMinBlocks = kThreads >= 1024 ? 1 : 1024 / kThreads;  // CTAs an SM can always hold
+constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
+constexpr int kG = kCluster * kRowThreads;                       // threads sharing a row
+constexpr int64_t kMaxRowVecs = kR % kVec == 0 ? kR / kVec : (kR + 2 * kVec - 2) / kVec;
+static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA");
+static_assert(kMode != ROWS || (kRowThreads % 32 == 0 && kThreads % kRowThreads == 0), "threads per row");
+static_assert(kCluster == 1 || (kMode == ROWS && kRowThreads == kThreads && kCluster <= 16), "cluster shape");
+static_assert(kMode != ROWS || kVecs == 0 || int64_t(kG) * kVecs >= kMaxRowVecs, "a row fits the registers");
+static_assert(kMode != COLS || kVecs == 0 || kVecs == kR, "a column is held whole or streamed");
+static_assert(kMode == POINTWISE || kNstat > 0, "statistics");
+static_assert(kMode != POINTWISE || (kO == 1 && kI == 1), "the pointwise pass is one row");
+static_assert(kLevels >= 1 && kLevels <= 2, "passes of statistics");
+static_assert(kMode != HOLD || (kI == 1 && kVecs > 0 && kRowThreads == kThreads &&
+                                kSplit == (kMaxRowVecs + kHoldChunk - 1) / kHoldChunk), "hold: chunks of a row");
+
+using cgr::CGR_UNUSED; using cgr::CGR_FULL; using cgr::CGR_SCALAR; using cgr::CGR_BCAST;
+template <int I> struct In;
+#define CGR_DEF_IN(i, ctype, k, dt) \
+    template <> struct In<i> { using type = ctype; static constexpr int kind = k; static constexpr int dtype = dt; };
+CGR_INPUTS(CGR_DEF_IN)
+#undef CGR_DEF_IN
+#define CGR_KIND_OF(i, ctype, k, dt) k,
+constexpr int kKinds[] = { CGR_INPUTS(CGR_KIND_OF) -1 };
+#undef CGR_KIND_OF
+
+// Position of input i among the full-size inputs (whose raw vectors a thread holds).
+__host__ __device__ constexpr int full_rank(int i)
+{
+    int r = 0;
+    for (int j = 0; j < i; ++j) r += kKinds[j] == CGR_FULL;
+    return r;
+}
+constexpr int kNfull = full_rank(kNin);
+constexpr int kNf = kNfull > 0 ? kNfull : 1;
+
+template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
+{
+    if constexpr (I < kNin) {
+        f(std::integral_constant<int, I>{});
+        for_inputs<I + 1>(f);
+    }
+}
+template <int K = 0, class F> __device__ __forceinline__ void for_stats(F &&f)
+{
+    if constexpr (K < kNstat) {
+        f(std::integral_constant<int, K>{});
+        for_stats<K + 1>(f);
+    }
+}
+
+struct Args {
+    const void *in[kNin > 0 ? kNin : 1];
+    T *out;
+    float4 *part;  // split, hold: partial statistics [(row * SPLIT + s) * NSTAT + k]
+    float *slots;  // split, hold: statistics [row * NSLOT + slot], row = o * INNER + n
+    unsigned long long *ticket;  // hold: the next chunk to hand out
+    unsigned *count;             // hold: [pass][row] chunks that published their partials
+    unsigned *ready;             // hold: [pass][row] 1 once the statistics are in slots
+};
+
+// ------------------------------------------------------------------ statistics
+
+// A thread's running statistic: SUM (a), MAX/MIN (a), VAR (shift a, sum b and sum of
+// squares c of x - shift, count d).
+struct Local { float a, b, c, d; };
+// A combinable statistic: SUM/MAX/MIN (x), VAR (mean x, M2 y, count z).
+using Acc = float4;
+
+template <int K> __device__ __forceinline__ Local local_init()
+{
+    constexpr int kind = cgr_stat_kind(K);
+    return Local{ kind == MAX ? -INFINITY : kind == MIN ? INFINITY : 0.f, 0.f, 0.f, 0.f };
+}
+
+template <int K> __device__ __forceinline__ void local_add(Local &l, float v)
+{
+    constexpr int kind = cgr_stat_kind(K);
+    if constexpr (kind == SUM) {
+        l.a += v;
+    } else if constexpr (kind == MAX) {
+        l.a = cgr::maximum(l.a, v);
+    } else if constexpr (kind == MIN) {
+        l.a = cgr::minimum(l.a, v);
+    } else {
+        l.a = l.d == 0.f ? v : l.a;
+        const float t = v - l.a;
+        l.b += t;
+        l.c = fmaf(t, t, l.c);
+        l.d += 1.f;
+    }
+}
+
+template <int K> __device__ __forceinline__ Acc local_done(const Local &l)
+{
+    if constexpr (cgr_stat_kind(K) == VAR) {
+        if (l.d == 0.f)
+            return make_float4(0.f, 0.f, 0.f, 0.f);
+        const float mean = l.b / l.d;
+        return make_float4(l.a + mean, fmaxf(l.c - l.b * mean, 0.f), l.d, 0.f);
+    } else {
+        return make_float4(l.a, 0.f, 0.f, 0.f);
+    }
+}
+
+template <int K> __device__ __forceinline__ Acc acc_identity()
+{
+    const Local l = local_init<K>();
+    return make_float4(l.a, 0.f, 0.f, 0.f);
+}
+
+template <int K> __device__ __forceinline__ Acc combine(const Acc &x, const Acc &y)
+{
+    constexpr int kind = cgr_stat_kind(K);
+    if constexpr (kind == SUM) {
+        return make_float4(x.x + y.x, 0.f, 0.f, 0.f);
+    } else if constexpr (kind == MAX) {
+        return make_float4(cgr::maximum(x.x, y.x), 0.f, 0.f, 0.f);
+    } else if constexpr (kind == MIN) {
+        return make_float4(cgr::minimum(x.x, y.x), 0.f, 0.f, 0.f);
+    } else {
+        if (x.z == 0.f)
+            return y;
+        if (y.z == 0.f)
+            return x;
+        const float n = x.z + y.z, f = y.z / n, d = y.x - x.x;
+        return make_float4(fmaf(d, f, x.x), x.y + y.y + d * d * x.z * f, n, 0.f);
+    }
+}
+
+// The statistic's values into the slots.
+template <int K> __device__ __forceinline__ void to_slots(const Acc &a, float *slots)
+{
+    constexpr int s = cgr_stat_slot(K);
+    slots[s] = a.x;
+    if constexpr (cgr_stat_kind(K) == VAR)
+        slots[s + 1] = a.z > 0.f ? a.y / a.z : 0.f;
+}
+
+__device__ __forceinline__ Acc shfl_xor(const Acc &a, int o)
+{
+    return make_float4(__shfl_xor_sync(0xffffffffu, a.x, o), __shfl_xor_sync(0xffffffffu, a.y, o),
+                       __shfl_xor_sync(0xffffffffu, a.z, o), 0.f);
+}
+__device__ __forceinline__ Acc shfl0(const Acc &a)
+{
+    return make_float4(__shfl_sync(0xffffffffu, a.x, 0), __shfl_sync(0xffffffffu, a.y, 0),
+                       __shfl_sync(0xffffffffu, a.z, 0), 0.f);
+}
+
+// Combines pass L's statistics over a warp; every lane gets lane 0's result.
+template <int L> __device__ __forceinline__ void warp_combine(Acc (&acc)[kNs])
+{
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) {
+            CUTE_UNROLL
+            for (int o = 16; o > 0; o >>= 1) acc[K] = combine<K>(acc[K], shfl_xor(acc[K], o));
+            acc[K] = shfl0(acc[K]);
+        }
+    });
+}
+
+// Combines pass L's statistics over the kRowThreads threads of each row group of the
+// CTA; all of them get the same result. Every thread of the CTA must call it.
+template <int L> __device__ __forceinline__ void group_combine(Acc (&acc)[kNs], Acc (*red)[kThreads / 32])
+{
+    warp_combine<L>(acc);
+    if constexpr (kRowThreads > 32) {
+        const int warp = threadIdx.x / 32, first = (threadIdx.x / kRowThreads) * (kRowThreads / 32);
+        if (threadIdx.x % 32 == 0)
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                if constexpr (cgr_stat_level(K) == L) red[K][warp] = acc[K];
+            });
+        __syncthreads();
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) {
+                Acc r = red[K][first];
+                for (int w = 1; w < kRowThreads / 32; ++w) r = combine<K>(r, red[K][first + w]);
+                acc[K] = r;
+            }
+        });
+        __syncthreads();
+    }
+}
+
+// ------------------------------------------------------------------ loads
+
+template <bool Stream> __device__ __forceinline__ uint4 load16(const void *p)
+{
+    if constexpr (Stream)
+        return __ldcs(reinterpret_cast<const uint4 *>(p));
+    else
+        return *reinterpret_cast<const uint4 *>(p);
+}
+
+// Scalar inputs, read once per thread.
+__device__ __forceinline__ void load_scalars(const Args &a, float (&sval)[kNin > 0 ? kNin : 1])
+{
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        using E = typename In<I>::type;
+        if constexpr (In<I>::kind == CGR_SCALAR)
+            sval[I] = cgr::to_f(*static_cast<const E *>(a.in[I]));
+        else
+            sval[I] = 0.f;
+    });
+}
+
+// The full-size inputs' elements [jlo, jhi) of 16-byte vector w (flat index w * kVec):
+// one 16-byte load each when Full, else element by element.
+template <bool Full, bool Stream>
+__device__ __forceinline__ void load_raw(const Args &a, int64_t w, int jlo, int jhi, T (&raw)[kNf][kVec])
+{
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        if constexpr (In<I>::kind == CGR_FULL) {
+            constexpr int f = full_rank(I);
+            const T *p = static_cast<const T *>(a.in[I]) + w * kVec;
+            if constexpr (Full) {
+                *reinterpret_cast<uint4 *>(raw[f]) = load16<Stream>(p);
+            } else {
+                CUTE_UNROLL
+                for (int j = 0; j < kVec; ++j) raw[f][j] = (j >= jlo && j < jhi) ? p[j] : T(0.f);
+            }
+        }
+    });
+}
+
+// Broadcast inputs' values for elements [jlo, jhi) of a vector whose element j is at
+// (o, r0 + j, n): one element or one vector for the whole vector when Full allows.
+template <bool Full>
+__device__ __forceinline__ void load_bcast(const Args &a, int64_t o, int64_t r0, int64_t n, int jlo, int jhi,
+                                           float (&bv)[kNin > 0 ? kNin : 1][kVec])
+{
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        using E = typename In<I>::type;
+        if constexpr (In<I>::kind == CGR_BCAST) {
+            const E *p = static_cast<const E *>(a.in[I]);
+            if constexpr (Full && cgr_access(I) == UNIFORM) {
+                const float v = cgr::to_f(__ldg(p + cgr_off(I, o, r0, n)));
+                CUTE_UNROLL
+                for (int j = 0; j < kVec; ++j) bv[I][j] = v;
+            } else if constexpr (Full && cgr_access(I) == VECTOR) {
+                alignas(16) E v[kVec];
+                *reinterpret_cast<uint4 *>(v) = __ldg(reinterpret_cast<const uint4 *>(p + cgr_off(I, o, r0, n)));
+                CUTE_UNROLL
+                for (int j = 0; j < kVec; ++j) bv[I][j] = cgr::to_f(v[j]);
+            } else {
+                CUTE_UNROLL
+                for (int j = 0; j < kVec; ++j)
+                    bv[I][j] = (j >= jlo && j < jhi) ? cgr::to_f(__ldg(p + cgr_off(I, o, r0 + j, n))) : 0.f;
+            }
+        }
+    });
+}
+
+// The expressions' argument array for element j: inputs, then the statistics' slots.
+__device__ __forceinline__ void element_x(int j, const T (&raw)[kNf][kVec], const float *sval,
+                                          const float (&bv)[kNin > 0 ? kNin : 1][kVec], const float *slots,
+                                          float (&x)[kNx])
+{
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        constexpr int f = full_rank(I);
+        if constexpr (In<I>::kind == CGR_FULL)
+            x[I] = cgr::to_f(raw[f][j]);
+        else if constexpr (In<I>::kind == CGR_SCALAR)
+            x[I] = sval[I];
+        else if constexpr (In<I>::kind == CGR_BCAST)
+            x[I] = bv[I][j];
+        else
+            x[I] = 0.f;
+    });
+    CUTE_UNROLL
+    for (int s = 0; s < kNslot; ++s) x[kNin + s] = slots[s];
+}
+
+// ------------------------------------------------------------------ vectors of a row
+
+// Row o (INNER == 1) covers flat elements [o * R, o * R + R); vector w covers
+// [w * kVec, w * kVec + kVec). Where they overlap: [jlo, jhi) of the vector.
+__device__ __forceinline__ void vec_span(int64_t o, int64_t w, int64_t &r0, int &jlo, int &jhi)
+{
+    r0 = w * kVec - o * kR;
+    jlo = r0 < 0 ? int(-r0) : 0;
+    jhi = r0 + kVec > kR ? int(kR - r0) : kVec;
+}
+
+// Adds pass L's prologue values of vector w of row o (raw already loaded) to loc.
+template <int L>
+__device__ __forceinline__ void add_vec(const Args &a, int64_t o, int64_t w, const T (&raw)[kNf][kVec],
+                                        const float *sval, const float *slots, Local (&loc)[kNs])
+{
+    int64_t r0;
+    int jlo, jhi;
+    vec_span(o, w, r0, jlo, jhi);
+    float bv[kNin > 0 ? kNin : 1][kVec];
+    auto body = [&](int lo, int hi) {
+        CUTE_UNROLL
+        for (int j = 0; j < kVec; ++j) {
+            if (j < lo || j >= hi)
+                continue;
+            float x[kNx];
+            element_x(j, raw, sval, bv, slots, x);
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                if constexpr (cgr_stat_level(K) == L) local_add<K>(loc[K], cgr_pro(K, x));
+            });
+        }
+    };
+    if (jlo == 0 && jhi == kVec) {
+        load_bcast<true>(a, o, r0, 0, 0, kVec, bv);
+        body(0, kVec);
+    } else {
+        load_bcast<false>(a, o, r0, 0, jlo, jhi, bv);
+        body(jlo, jhi);
+    }
+}
+
+// Writes the output for vector w of row o (raw already loaded).
+__device__ __forceinline__ void write_vec(const Args &a, int64_t o, int64_t w, const T (&raw)[kNf][kVec],
+                                          const float *sval, const float *slots)
+{
+    int64_t r0;
+    int jlo, jhi;
+    vec_span(o, w, r0, jlo, jhi);
+    float bv[kNin > 0 ? kNin : 1][kVec];
+    T *y = a.out + w * kVec;
+    if (jlo == 0 && jhi == kVec) {
+        load_bcast<true>(a, o, r0, 0, 0, kVec, bv);
+        alignas(16) T res[kVec];
+        CUTE_UNROLL
+        for (int j = 0; j < kVec; ++j) {
+            float x[kNx];
+            element_x(j, raw, sval, bv, slots, x);
+            res[j] = cgr::from_f<T>(cgr_epi(x));
+        }
+        __stcs(reinterpret_cast<uint4 *>(y), *reinterpret_cast<const uint4 *>(res));
+    } else {
+        load_bcast<false>(a, o, r0, 0, jlo, jhi, bv);
+        CUTE_UNROLL
+        for (int j = 0; j < kVec; ++j) {
+            if (j < jlo || j >= jhi)
+                continue;
+            float x[kNx];
+            element_x(j, raw, sval, bv, slots, x);
+            y[j] = cgr::from_f<T>(cgr_epi(x));
+        }
+    }
+}
+
+// Loads vector w of row o: whole when it lies inside the row, else its part in the row.
+template <bool Stream>
+__device__ __forceinline__ void load_row_vec(const Args &a, int64_t o, int64_t w, T (&raw)[kNf][kVec])
+{
+    int64_t r0;
+    int jlo, jhi;
+    vec_span(o, w, r0, jlo, jhi);
+    if (jlo == 0 && jhi == kVec)
+        load_raw<true, Stream>(a, w, 0, kVec, raw);
+    else
+        load_raw<false, Stream>(a, w, jlo, jhi, raw);
+}
+
+// ------------------------------------------------------------------ ROWS
+
+#if CGR_CLUSTER > 1
+#define CGR_CLUSTER_DIMS __cluster_dims__(CGR_CLUSTER, 1, 1)
+#else
+#define CGR_CLUSTER_DIMS
+#endif
+
+// Pass L of a row: accumulate, combine over the row group (and the cluster), set slots.
+template <int L, bool Cached>
+__device__ __forceinline__ void row_pass(const Args &a, int64_t o, bool live, int64_t v0, int64_t v1, int g,
+                                         const T (&cache)[kVecs > 0 ? kVecs : 1][kNf][kVec], const float *sval,
+                                         float *slots, Acc (*red)[kThreads / 32], Acc (*xchg)[kNs], Acc *fin)
+{
+    Local loc[kNs];
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        loc[K] = local_init<K>();
+    });
+    if (live) {
+        if constexpr (Cached) {
+            CUTE_UNROLL
+            for (int k = 0; k < kVecs; ++k) {
+                const int64_t w = v0 + g + int64_t(k) * kG;
+                if (w < v1)
+                    add_vec<L>(a, o, w, cache[k], sval, slots, loc);
+            }
+        } else {
+#pragma unroll 4
+            for (int64_t w = v0 + g; w < v1; w += kG) {
+                T raw[kNf][kVec];
+                load_row_vec<false>(a, o, w, raw);
+                add_vec<L>(a, o, w, raw, sval, slots, loc);
+            }
+        }
+    }
+    Acc acc[kNs];
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        acc[K] = local_done<K>(loc[K]);
+    });
+    group_combine<L>(acc, red);
+#if CGR_CLUSTER > 1
+    // Each CTA's result to its shared memory; after the cluster barrier, warp 0 of every
+    // CTA combines all of them in the same order, so all CTAs get identical statistics.
+    cg::cluster_group cluster = cg::this_cluster();
+    if (threadIdx.x == 0)
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) xchg[L][K] = acc[K];
+        });
+    cluster.sync();
+    if (threadIdx.x < 32) {
+        const int lane = threadIdx.x;
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) {
+                Acc v = acc_identity<K>();
+                if (lane < kCluster)
+                    v = *cluster.map_shared_rank(&xchg[L][K], lane);
+                CUTE_UNROLL
+                for (int s = 16; s > 0; s >>= 1) v = combine<K>(v, shfl_xor(v, s));
+                if (lane == 0)
+                    fin[K] = v;
+            }
+        });
+    }
+    __syncthreads();
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) acc[K] = fin[K];
+    });
+#else
+    (void)xchg; (void)fin;
+#endif
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) to_slots<K>(acc[K], slots);
+    });
+}
+
+// grid: rows / kRowsPerCta CTAs, or rows x CLUSTER CTAs (a cluster a row).
+template <bool Cached>
+__global__ void CGR_CLUSTER_DIMS __launch_bounds__(kThreads, 1) rows_kernel(const Args a)
+{
+    __shared__ Acc red[kNs][kThreads / 32];
+    __shared__ Acc xchg[kLevels][kNs];
+    __shared__ Acc fin[kNs];
+    int rank = 0;
+    int64_t o;
+    if constexpr (kCluster > 1) {
+        rank = int(blockIdx.x % kCluster);
+        o = blockIdx.x / kCluster;
+    } else {
+        o = int64_t(blockIdx.x) * kRowsPerCta + threadIdx.x / kRowThreads;
+    }
+    const int g = rank * kRowThreads + int(threadIdx.x % kRowThreads);
+    const bool live = o < kO;  // a warp a row: the last CTA's warps may have no row
+    const int64_t v0 = live ? o * kR / kVec : 0, v1 = live ? (o * kR + kR + kVec - 1) / kVec : 0;
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    float slots[kNsl];
+    CUTE_UNROLL
+    for (int s = 0; s < kNsl; ++s) slots[s] = 0.f;
+
+    T cache[kVecs > 0 ? kVecs : 1][kNf][kVec];
+    if constexpr (Cached) {
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs; ++k) {
+            const int64_t w = v0 + g + int64_t(k) * kG;
+            if (w < v1)
+                load_row_vec<true>(a, o, w, cache[k]);
+        }
+    }
+    row_pass<0, Cached>(a, o, live, v0, v1, g, cache, sval, slots, red, xchg, fin);
+    if constexpr (kLevels > 1)
+        row_pass<1, Cached>(a, o, live, v0, v1, g, cache, sval, slots, red, xchg, fin);
+#if CGR_CLUSTER > 1
+    cute::cluster_arrive();  // done reading the other CTAs' shared memory
+#endif
+    if (live) {
+        if constexpr (Cached) {
+            CUTE_UNROLL
+            for (int k = 0; k < kVecs; ++k) {
+                const int64_t w = v0 + g + int64_t(k) * kG;
+                if (w < v1)
+                    write_vec(a, o, w, cache[k], sval, slots);
+            }
+        } else {
+#pragma unroll 4
+            for (int64_t w = v0 + g; w < v1; w += kG) {
+                T raw[kNf][kVec];
+                load_row_vec<true>(a, o, w, raw);
+                write_vec(a, o, w, raw, sval, slots);
+            }
+        }
+    }
+#if CGR_CLUSTER > 1
+    cute::cluster_wait();  // no CTA leaves while another may still read its shared memory
+#endif
+}
+
+// ------------------------------------------------------------------ COLS
+
+// The full-size inputs' element at flat index e.
+template <bool Stream> __device__ __forceinline__ void load_elem(const Args &a, int64_t e, T (&raw)[kNf])
+{
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        constexpr int f = full_rank(I);
+        if constexpr (In<I>::kind == CGR_FULL) {
+            const T *p = static_cast<const T *>(a.in[I]) + e;
+            if constexpr (Stream)
+                raw[f] = __ldcs(p);
+            else
+                raw[f] = *p;
+        }
+    });
+}
+
+// The expressions' arguments at (o, r, n) from the full-size inputs' elements.
+__device__ __forceinline__ void col_x(const Args &a, int64_t o, int64_t r, int64_t n, const T (&raw)[kNf],
+                                      const float *sval, const float *slots, float (&x)[kNx])
+{
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        using E = typename In<I>::type;
+        constexpr int f = full_rank(I);
+        if constexpr (In<I>::kind == CGR_FULL)
+            x[I] = cgr::to_f(raw[f]);
+        else if constexpr (In<I>::kind == CGR_SCALAR)
+            x[I] = sval[I];
+        else if constexpr (In<I>::kind == CGR_BCAST)
+            x[I] = cgr::to_f(__ldg(static_cast<const E *>(a.in[I]) + cgr_off(I, o, r, n)));
+        else
+            x[I] = 0.f;
+    });
+    CUTE_UNROLL
+    for (int s = 0; s < kNslot; ++s) x[kNin + s] = slots[s];
+}
+
+template <int L>
+__device__ __forceinline__ void col_add(const Args &a, int64_t o, int64_t r, int64_t n, const T (&raw)[kNf],
+                                        const float *sval, const float *slots, Local (&loc)[kNs])
+{
+    float x[kNx];
+    col_x(a, o, r, n, raw, sval, slots, x);
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) local_add<K>(loc[K], cgr_pro(K, x));
+    });
+}
+
+// Pass L of column (o, n) over r in [r0, r1), from registers or memory.
+template <int L, bool Cached>
+__device__ __forceinline__ void col_pass(const Args &a, int64_t o, int64_t n, int64_t r0, int64_t r1,
+                                         const T (&cache)[kVecs > 0 ? kVecs : 1][kNf], const float *sval,
+                                         const float *slots, Local (&loc)[kNs])
+{
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        loc[K] = local_init<K>();
+    });
+    if constexpr (Cached) {
+        CUTE_UNROLL
+        for (int r = 0; r < kVecs; ++r) col_add<L>(a, o, r, n, cache[r], sval, slots, loc);
+    } else {
+        const int64_t base = o * kR * kI + n;
+#pragma unroll 4
+        for (int64_t r = r0; r < r1; ++r) {
+            T raw[kNf];
+            load_elem<false>(a, base + r * kI, raw);
+            col_add<L>(a, o, r, n, raw, sval, slots, loc);
+        }
+    }
+}
+
+// grid = (ceil(INNER / THREADS), min(OUTER, 65535)); a thread a column.
+template <bool Cached>
+__global__ void __launch_bounds__(kThreads) cols_kernel(const Args a)
+{
+    const int64_t n = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+    if (n >= kI)
+        return;
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    for (int64_t o = blockIdx.y; o < kO; o += gridDim.y) {
+        const int64_t base = o * kR * kI + n;
+        T cache[kVecs > 0 ? kVecs : 1][kNf];
+        if constexpr (Cached) {
+            CUTE_UNROLL
+            for (int r = 0; r < kVecs; ++r) load_elem<true>(a, base + int64_t(r) * kI, cache[r]);
+        }
+        float slots[kNsl];
+        CUTE_UNROLL
+        for (int s = 0; s < kNsl; ++s) slots[s] = 0.f;
+        Local loc[kNs];
+        col_pass<0, Cached>(a, o, n, 0, kR, cache, sval, slots, loc);
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == 0) to_slots<K>(local_done<K>(loc[K]), slots);
+        });
+        if constexpr (kLevels > 1) {
+            col_pass<1, Cached>(a, o, n, 0, kR, cache, sval, slots, loc);
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                if constexpr (cgr_stat_level(K) == 1) to_slots<K>(local_done<K>(loc[K]), slots);
+            });
+        }
+        if constexpr (Cached) {
+            CUTE_UNROLL
+            for (int r = 0; r < kVecs; ++r) {
+                float x[kNx];
+                col_x(a, o, r, n, cache[r], sval, slots, x);
+                __stcs(a.out + base + int64_t(r) * kI, cgr::from_f<T>(cgr_epi(x)));
+            }
+        } else {
+            for (int64_t r = 0; r < kR; ++r) {
+                T raw[kNf];
+                load_elem<true>(a, base + r * kI, raw);
+                float x[kNx];
+                col_x(a, o, r, n, raw, sval, slots, x);
+                __stcs(a.out + base + r * kI, cgr::from_f<T>(cgr_epi(x)));
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------ SPLIT
+
+// Pass L's partial statistics of CTA s's share of a row (INNER == 1).
+// grid = OUTER x SPLIT (row-major: blockIdx.x = o * SPLIT + s).
+template <int L>
+__global__ void __launch_bounds__(kThreads) split_rows_stats(const Args a)
+{
+    __shared__ Acc red[kNs][kThreads / 32];
+    const int64_t o = blockIdx.x / kSplit, s = blockIdx.x % kSplit;
+    const int64_t v0 = o * kR / kVec, v1 = (o * kR + kR + kVec - 1) / kVec;
+    const int64_t chunk = (v1 - v0 + kSplit - 1) / kSplit;
+    const int64_t c0 = v0 + s * chunk, c1 = c0 + chunk < v1 ? c0 + chunk : v1;
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    float slots[kNsl];
+    CUTE_UNROLL
+    for (int q = 0; q < kNsl; ++q) slots[q] = L > 0 ? a.slots[o * kNslot + q] : 0.f;
+    Local loc[kNs];
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        loc[K] = local_init<K>();
+    });
+#pragma unroll 4
+    for (int64_t w = c0 + threadIdx.x; w < c1; w += kThreads) {
+        T raw[kNf][kVec];
+        load_row_vec<false>(a, o, w, raw);
+        add_vec<L>(a, o, w, raw, sval, slots, loc);
+    }
+    Acc acc[kNs];
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        acc[K] = local_done<K>(loc[K]);
+    });
+    static_assert(kMode != SPLIT || kI > 1 || kRowThreads == kThreads, "split rows: the CTA shares a chunk");
+    group_combine<L>(acc, red);
+    if (threadIdx.x == 0)
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) a.part[(o * kSplit + s) * kNstat + K] = acc[K];
+        });
+}
+
+// Pass L's partial statistics of columns over CTA s's share of r (INNER > 1).
+// grid = (ceil(INNER / THREADS), min(OUTER, 65535), SPLIT).
+template <int L>
+__global__ void __launch_bounds__(kThreads) split_cols_stats(const Args a)
+{
+    const int64_t n = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+    if (n >= kI)
+        return;
+    const int64_t chunk = (kR + kSplit - 1) / kSplit, s = blockIdx.z;
+    const int64_t r0 = s * chunk, r1 = r0 + chunk < kR ? r0 + chunk : kR;
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    const T unused[kVecs > 0 ? kVecs : 1][kNf] = {};
+    for (int64_t o = blockIdx.y; o < kO; o += gridDim.y) {
+        const int64_t row = o * kI + n;
+        float slots[kNsl];
+        CUTE_UNROLL
+        for (int q = 0; q < kNsl; ++q) slots[q] = L > 0 ? a.slots[row * kNslot + q] : 0.f;
+        Local loc[kNs];
+        col_pass<L, false>(a, o, n, r0, r1, unused, sval, slots, loc);
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) a.part[(row * kSplit + s) * kNstat + K] = local_done<K>(loc[K]);
+        });
+    }
+}
+
+// Pass L: a warp per row (o * INNER + n) combines its SPLIT partials into the slots.
+template <int L>
+__global__ void __launch_bounds__(kThreads) split_finish(const Args a)
+{
+    const int64_t row = int64_t(blockIdx.x) * (kThreads / 32) + threadIdx.x / 32;
+    const int lane = threadIdx.x % 32;
+    if (row >= kO * kI)
+        return;  // whole warps leave together
+    Acc acc[kNs];
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) {
+            Acc v = acc_identity<K>();
+            for (int64_t s = lane; s < kSplit; s += 32) v = combine<K>(v, a.part[(row * kSplit + s) * kNstat + K]);
+            acc[K] = v;
+        }
+    });
+    warp_combine<L>(acc);
+    if (lane == 0)
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) to_slots<K>(acc[K], a.slots + row * kNslot);
+        });
+}
+
+// The output, rows (INNER == 1; also the pointwise pass, one row of everything):
+// CTA (o, c) writes vectors [c * THREADS * UNROLL, ...) of row o; blockIdx.x = c * OUTER + o,
+// so the CTAs of all rows that share a broadcast input's chunk run together.
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads) apply_rows(const Args a)
+{
+    const int64_t o = blockIdx.x % kO, c = blockIdx.x / kO;
+    const int64_t v0 = o * kR / kVec, v1 = (o * kR + kR + kVec - 1) / kVec;
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    float slots[kNsl];
+    CUTE_UNROLL
+    for (int q = 0; q < kNsl; ++q) {
+        if constexpr (kNslot > 0)
+            slots[q] = a.slots[o * kNslot + q];
+        else
+            slots[q] = 0.f;
+    }
+    const int64_t first = v0 + c * int64_t(kThreads) * kUnroll + threadIdx.x;
+    T raw[kUnroll][kNf][kVec];
+    CUTE_UNROLL
+    for (int u = 0; u < kUnroll; ++u) {  // all loads first: bytes in flight
+        const int64_t w = first + int64_t(u) * kThreads;
+        if (w < v1)
+            load_row_vec<true>(a, o, w, raw[u]);
+    }
+    CUTE_UNROLL
+    for (int u = 0; u < kUnroll; ++u) {
+        const int64_t w = first + int64_t(u) * kThreads;
+        if (w < v1)
+            write_vec(a, o, w, raw[u], sval, slots);
+    }
+}
+
+// The output, columns (INNER > 1): element by element, grid-stride.
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads) apply_cols(const Args a)
+{
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    const int64_t total = kO * kR * kI;
+    for (int64_t e = int64_t(blockIdx.x) * kThreads + threadIdx.x; e < total; e += int64_t(gridDim.x) * kThreads) {
+        const int64_t n = e % kI, t = e / kI, r = t % kR, o = t / kR;
+        float slots[kNsl];
+        CUTE_UNROLL
+        for (int q = 0; q < kNsl; ++q) slots[q] = a.slots[(o * kI + n) * kNslot + q];
+        T raw[kNf];
+        load_elem<true>(a, e, raw);
+        float x[kNx];
+        col_x(a, o, r, n, raw, sval, slots, x);
+        __stcs(a.out + e, cgr::from_f<T>(cgr_epi(x)));
+    }
+}
+
+
+// ------------------------------------------------------------------ HOLD
+
+// One chunk of a row: grid = OUTER x SPLIT CTAs, each taking the next chunk in order.
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_kernel(const Args a)
+{
+    __shared__ Acc red[kNs][kThreads / 32];
+    __shared__ unsigned long long tile;
+    __shared__ int last;
+    if (threadIdx.x == 0)
+        tile = atomicAdd(a.ticket, 1ull);
+    __syncthreads();
+    const int64_t o = int64_t(tile / kSplit), c = int64_t(tile % kSplit);
+    const int64_t v0 = o * kR / kVec, v1 = (o * kR + kR + kVec - 1) / kVec;
+    const int64_t c0 = v0 + c * kHoldChunk, c1 = c0 + kHoldChunk < v1 ? c0 + kHoldChunk : v1;
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    float slots[kNsl];
+    CUTE_UNROLL
+    for (int q = 0; q < kNsl; ++q) slots[q] = 0.f;
+    T cache[kVecs > 0 ? kVecs : 1][kNf][kVec];
+    CUTE_UNROLL
+    for (int k = 0; k < kVecs; ++k) {
+        const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
+        if (w < c1)
+            load_row_vec<true>(a, o, w, cache[k]);
+    }
+    auto pass = [&](auto lc) {
+        constexpr int L = decltype(lc)::value;
+        Local loc[kNs];
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            loc[K] = local_init<K>();
+        });
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs; ++k) {
+            const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
+            if (w < c1)
+                add_vec<L>(a, o, w, cache[k], sval, slots, loc);
+        }
+        Acc acc[kNs];
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            acc[K] = local_done<K>(loc[K]);
+        });
+        group_combine<L>(acc, red);
+        // publish this chunk's partials; the row's last chunk combines them all
+        if (threadIdx.x == 0) {
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                if constexpr (cgr_stat_level(K) == L) a.part[(o * kSplit + c) * kNstat + K] = acc[K];
+            });
+            __threadfence();
+            last = atomicAdd(&a.count[L * kO + o], 1u) == unsigned(kSplit - 1);
+        }
+        __syncthreads();
+        if (last) {
+            __threadfence();
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                if constexpr (cgr_stat_level(K) == L) {
+                    Acc v = acc_identity<K>();
+                    for (int64_t s = threadIdx.x; s < kSplit; s += kThreads)
+                        v = combine<K>(v, __ldcg(&a.part[(o * kSplit + s) * kNstat + K]));
+                    acc[K] = v;
+                }
+            });
+            group_combine<L>(acc, red);
+            if (threadIdx.x == 0) {
+                for_stats([&](auto kc) {
+                    constexpr int K = decltype(kc)::value;
+                    if constexpr (cgr_stat_level(K) == L) to_slots<K>(acc[K], a.slots + o * kNslot);
+                });
+                __threadfence();
+                atomicExch(&a.ready[L * kO + o], 1u);
+            }
+        }
+        // wait for the row's statistics (bounded: a wrong result rather than a hang)
+        if (threadIdx.x == 0) {
+            unsigned spins = 0;
+            while (*static_cast<volatile unsigned *>(&a.ready[L * kO + o]) == 0u && ++spins < (1u << 26))
+                __nanosleep(128);
+            __threadfence();
+        }
+        __syncthreads();
+        CUTE_UNROLL
+        for (int q = 0; q < kNslot; ++q) slots[q] = __ldcg(a.slots + o * kNslot + q);
+    };
+    pass(std::integral_constant<int, 0>{});
+    if constexpr (kLevels > 1)
+        pass(std::integral_constant<int, 1>{});
+    CUTE_UNROLL
+    for (int k = 0; k < kVecs; ++k) {
+        const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
+        if (w < c1)
+            write_vec(a, o, w, cache[k], sval, slots);
+    }
+}
+
+// ------------------------------------------------------------------ host
+
+static const int kInNdim[] = CGR_IN_NDIMS;
+static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
+static const int64_t kInStride[][CG_MAX_DIMS] = CGR_IN_STRIDES;
+static const int64_t kOutShape[] = CGR_OUT_SHAPE;
+
+constexpr int64_t kStatRows = kO * kI;
+// workspace (split, hold): partials, then slots, then (hold) the counters, zeroed each call
+constexpr bool kUsesWs = kMode == SPLIT || kMode == HOLD;
+constexpr size_t kPartBytes = kUsesWs ? size_t(kStatRows) * kSplit * kNstat * sizeof(Acc) : 0;
+constexpr size_t kSlotOffset = (kPartBytes + 255) / 256 * 256;
+constexpr size_t kCountOffset = (kSlotOffset + size_t(kStatRows) * kNslot * sizeof(float) + 255) / 256 * 256;
+constexpr size_t kCountBytes = kMode == HOLD ? 8 + 2 * size_t(kLevels) * kO * sizeof(unsigned) : 0;
+constexpr size_t kWorkspace = kUsesWs ? kCountOffset + kCountBytes : 0;
+constexpr int64_t kApplyChunk = int64_t(kThreads) * kUnroll;  // vectors per CTA of the apply pass
+constexpr int64_t kApplyCtas = kO * ((kMaxRowVecs + kApplyChunk - 1) / kApplyChunk);
+constexpr int64_t kColCtasAll = (kO * kR * kI + kThreads - 1) / kThreads;
+constexpr unsigned kColCtas = unsigned(kColCtasAll < (1 << 20) ? kColCtasAll : (1 << 20));  // grid-stride
+
+template <int L> static void launch_split_stats(const Args &a, cudaStream_t stream)
+{
+    if constexpr (kI == 1) {
+        split_rows_stats<L><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);
+    } else {
+        const unsigned gy = unsigned(kO < 65535 ? kO : 65535);
+        split_cols_stats<L><<<dim3(unsigned((kI + kThreads - 1) / kThreads), gy, kSplit), kThreads, 0, stream>>>(a);
+    }
+    split_finish<L><<<unsigned((kStatRows + kThreads / 32 - 1) / (kThreads / 32)), kThreads, 0, stream>>>(a);
+}
+
+
+// The kernels of mode M (a template, so that the other modes' kernels are not compiled).
+template <int M> static int launch(const Args &a, cudaStream_t stream)
+{
+    if constexpr (M == POINTWISE) {
+        if (kApplyCtas > 0x7fffffff)
+            return CG_UNSUPPORTED;
+        apply_rows<><<<unsigned(kApplyCtas), kThreads, 0, stream>>>(a);
+    } else if constexpr (M == ROWS) {
+        const int64_t ctas = kCluster > 1 ? kO * kCluster : (kO + kRowsPerCta - 1) / kRowsPerCta;
+        if (ctas > 0x7fffffff)
+            return CG_UNSUPPORTED;
+        rows_kernel<(kVecs > 0)><<<unsigned(ctas), kThreads, 0, stream>>>(a);
+    } else if constexpr (M == COLS) {
+        const int64_t gx = (kI + kThreads - 1) / kThreads;
+        if (gx > 0x7fffffff)
+            return CG_UNSUPPORTED;
+        cols_kernel<(kVecs > 0)><<<dim3(unsigned(gx), unsigned(kO < 65535 ? kO : 65535)), kThreads, 0, stream>>>(a);
+    } else if constexpr (M == HOLD) {
+        // a row's chunks must fit the GPU at once (the occupancy __launch_bounds__ promises)
+        int dev = 0, sms = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess)
+            return CG_LAUNCH_FAILED;
+        if (kSplit > int64_t(kHoldMinBlocks) * sms || kO * kSplit > 0x7fffffff)
+            return CG_UNSUPPORTED;
+        if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
+            return CG_LAUNCH_FAILED;
+        hold_kernel<><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);
+    } else {
+        if (kO * kSplit > 0x7fffffff || (kI + kThreads - 1) / kThreads > 0x7fffffff || kApplyCtas > 0x7fffffff)
+            return CG_UNSUPPORTED;
+        launch_split_stats<0>(a, stream);
+        if constexpr (kLevels > 1)
+            launch_split_stats<1>(a, stream);
+        if constexpr (kI == 1)
+            apply_rows<><<<unsigned(kApplyCtas), kThreads, 0, stream>>>(a);
+        else
+            apply_cols<><<<kColCtas, kThreads, 0, stream>>>(a);
+    }
+    return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
+}
+
+}  // namespace cgr_norm
+
+CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *inputs, int n_inputs)
+{
+    (void)inputs; (void)n_inputs;
+    return cgr_norm::kWorkspace;
+}
+
+CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
+                         void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    using namespace cgr_norm;
+    if (n_in != kNin || n_out != 1)
+        return CG_UNSUPPORTED;
+    const cg_tensor &y = out[0];
+    if (!cgr::output_fits(y, CGR_OUT_DTYPE, CGR_OUT_NDIM, kOutShape))
+        return CG_UNSUPPORTED;
+    Args a{};
+    a.out = static_cast<T *>(y.data);
+    bool aligned = (reinterpret_cast<uintptr_t>(y.data) % 16) == 0;
+    bool ok = true;
+    auto check = [&](int i, int kind, int dtype, int access) {
+        a.in[i] = in[i].data;
+        if (!cgr::input_fits(in[i], kind, dtype, kInNdim[i], kInShape[i], &aligned)) {
+            ok = false;
+        } else if (kind == CGR_BCAST) {
+            // the offsets were computed from the spec's strides: they must be these
+            for (int d = 0; d < kInNdim[i]; ++d)
+                if (kInShape[i][d] != 1 && in[i].stride[d] != kInStride[i][d])
+                    ok = false;
+            if (access == VECTOR && reinterpret_cast<uintptr_t>(in[i].data) % 16)
+                aligned = false;
+        }
+    };
+#define CGR_CHECK_IN(i, ctype, k, dt) check(i, k, dt, cgr_access(i));
+    CGR_INPUTS(CGR_CHECK_IN)
+#undef CGR_CHECK_IN
+    if (!ok || !aligned)
+        return CG_UNSUPPORTED;  // the ABI promises 256-byte aligned tensors
+    if constexpr (kWorkspace > 0) {
+        if (workspace == nullptr || workspace_bytes < cg_workspace_bytes(in, n_in))
+            return CG_BAD_WORKSPACE;
+        a.part = static_cast<float4 *>(workspace);
+        a.slots = reinterpret_cast<float *>(static_cast<char *>(workspace) + kSlotOffset);
+        a.ticket = reinterpret_cast<unsigned long long *>(static_cast<char *>(workspace) + kCountOffset);
+        a.count = reinterpret_cast<unsigned *>(a.ticket + 1);
+        a.ready = a.count + kLevels * kO;
+    }
+    if (kO * kR * kI == 0)
+        return CG_UNSUPPORTED;  // empty reductions: leave them to PyTorch's conventions
+    return launch<kMode>(a, stream);
+}
