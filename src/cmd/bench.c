@@ -45,7 +45,7 @@ static const char usage_text[] =
     "  --max-attempts N     starts of a failing problem, over resumes (default 2)\n"
     "  -q, --quiet          no progress lines\n"
     "\n"
-    "cluster (Slurm; docs/report.md, \"Sweeps on a Slurm cluster\"):\n"
+    "a Slurm cluster (docs/bench.md, \"A Slurm cluster\"):\n"
     "  --slurm              run the sweep as a Slurm array job, one task per shard: write\n"
     "                       RUN_DIR/slurm/bench.sbatch and submit it with sbatch; task I\n"
     "                       runs --shard I/N into RUN_DIR/shard-I (a requeued task resumes\n"
