@@ -10,7 +10,10 @@
  *    inputs with broadcasting and scalar constants, into one vectorised pass;
  *  - REDUCE: sum, mean, max, min, prod, argmax, argmin over one dim (keepdim or not),
  *    softmax and log-softmax over one dim; with a pointwise prologue (same-shaped inputs)
- *    and a pointwise epilogue on the reduced value.
+ *    and a pointwise epilogue on the reduced value;
+ *  - CONV (src/recipe_conv.c): nn.Conv1d/Conv2d/Conv3d (groups 1, fp32, zero padding) of
+ *    an input as an implicit GEMM, then a pointwise epilogue that may read further inputs
+ *    (the conv's bias, a per-channel bias, scalars, a same-shaped residual).
  * Anything else is "not covered", with the reason in words.
  *
  * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
@@ -52,7 +55,7 @@ typedef struct rx_node {
     int input;     /* RX_INPUT: index into plan->inputs */
 } rx_node;
 
-enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE };
+enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_CONV };
 
 enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
@@ -71,6 +74,28 @@ typedef struct recipe_tensor {
     int64_t stride[RECIPE_MAX_DIMS];
 } recipe_tensor;
 
+/* CONV (src/recipe_conv.c): how the kernel reads each input. */
+enum recipe_conv_in {
+    RC_UNUSED = 0, RC_OPERAND, /* x or the weight */
+    RC_FULL,                   /* the output's shape, contiguous */
+    RC_SCALAR,                 /* one element */
+    RC_CHAN                    /* one value per output channel ([C], [C, 1, 1], [1, C, 1, 1]) */
+};
+
+/* CONV: y = epi(conv(x, w)) as an implicit GEMM: M = N*OD*OH*OW output pixels, N_gemm =
+ * COUT, K = CIN*KD*KH*KW. Spatial extents are (D, H, W): Conv2d has D = 1, Conv1d D = H
+ * = 1 (with stride 1, padding 0, dilation 1 there). The epilogue is plan->epi over RX_ACC
+ * (the conv's bias is an RX_INPUT added to it). */
+typedef struct recipe_conv_plan {
+    char node[96];   /* the fx node of the convolution */
+    int dims;        /* spatial dims: 1, 2, 3 */
+    int x, w, bias;  /* input indices; bias -1 when bias=False */
+    int64_t n, cin, cout;
+    int64_t in[3], k[3], out[3], stride[3], pad[3], dil[3]; /* (D, H, W) */
+    int64_t m, gn, gk; /* the GEMM's M, N, K */
+    enum recipe_conv_in kind[RECIPE_MAX_INPUTS];
+} recipe_conv_plan;
+
 typedef struct recipe_plan {
     enum recipe_family family;
     int n_inputs;
@@ -85,6 +110,7 @@ typedef struct recipe_plan {
     int dim;             /* REDUCE: the reduced dim of the operand, >= 0 */
     bool keepdim;
     int64_t outer, r, inner; /* REDUCE: the operand viewed as (outer, r, inner) */
+    recipe_conv_plan conv;   /* CONV */
 } recipe_plan;
 
 void recipe_plan_init(recipe_plan *p);
@@ -114,6 +140,15 @@ const char *recipe_red_name(enum recipe_red r);
 
 /* ------------------------------------------------------------------ generation */
 
+/* The tuning parameters of recipes/conv_tc.cu (CONV). */
+typedef struct recipe_conv_params {
+    int bm, bn;      /* CTA tile of the implicit GEMM (BK is 32) */
+    int wm, wn;      /* warps along M and N: threads = 32 wm wn */
+    int stages;      /* cp.async pipeline depth */
+    int prec;        /* 0 3xTF32 (fp32 accuracy), 1 TF32 (~1e-3: may fail an fp32 tolerance) */
+    int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
+} recipe_conv_params;
+
 /* The tuning parameters of a template. */
 typedef struct recipe_params {
     int threads;     /* threads per CTA */
@@ -124,6 +159,7 @@ typedef struct recipe_params {
     int cluster;     /* REDUCE softmax, last dim, sm_90: CTAs of a thread-block cluster per
                         row, the row held in registers (recipes/softmax_cluster.cu, with
                         cache vectors a thread); 0: not a cluster kernel */
+    recipe_conv_params conv; /* CONV */
 } recipe_params;
 
 /* What the variants are pruned by. */

@@ -16,6 +16,7 @@
 
 #include "gpu.h"
 #include "recipe.h"
+#include "recipe_conv.h"
 #include "util.h"
 
 /* ================================================================== types */
@@ -87,7 +88,7 @@ static void mark_reach(const recipe_plan *p, int n, bool *seen)
 }
 
 /* One statement per reachable node, in index order (operands come first). */
-static void emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, strbuf *sb)
+void recipe_emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, strbuf *sb)
 {
     bool *seen = xcalloc((size_t)p->n_nodes, 1);
     mark_reach(p, root, seen);
@@ -223,11 +224,11 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
     emit_shape(sb, &p->output);
     strbuf_addc(sb, '\n');
     if (p->family == RECIPE_POINTWISE) {
-        emit_expr(p, p->root, "cgr_expr", "const float *x", sb);
+        recipe_emit_expr(p, p->root, "cgr_expr", "const float *x", sb);
     } else {
-        emit_expr(p, p->root, "cgr_pro", "const float *x", sb);
+        recipe_emit_expr(p, p->root, "cgr_pro", "const float *x", sb);
         if (p->epi >= 0)
-            emit_expr(p, p->epi, "cgr_epi", "float r", sb);
+            recipe_emit_expr(p, p->epi, "cgr_epi", "float r", sb);
         else
             strbuf_adds(sb, "__device__ __forceinline__ float cgr_epi(float r) { return r; }\n");
     }
@@ -251,6 +252,7 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
         return -1;
     }
     const char *tmpl = p->family == RECIPE_POINTWISE ? "pointwise.cu"
+                     : p->family == RECIPE_CONV ? recipe_conv_template(p, k)
                      : k->cluster > 0 ? "softmax_cluster.cu" : "reduce.cu";
     char *path = xasprintf("%s/%s", recipes_dir, tmpl);
     strbuf text = STRBUF_INIT;
@@ -283,7 +285,10 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
         char *l = xstrndup(line, len);
         if (!strcmp(l, "// recipe:params")) {
             strbuf_adds(cu, "// ---- recipe parameters (generated) ----\n");
-            emit_params(p, k, cu);
+            if (p->family == RECIPE_CONV)
+                recipe_conv_emit_params(p, k, cu);
+            else
+                emit_params(p, k, cu);
             strbuf_adds(cu, "// ---- end of recipe parameters ----\n");
         } else if (str_starts_with(l, "#include \"") && strstr(l, "// recipe:inline")) {
             char *name = l + strlen("#include \"");
@@ -338,6 +343,10 @@ void recipe_hw_from_gpu(const gpu_facts *g, recipe_hw *hw)
 
 void recipe_params_format(const recipe_params *k, strbuf *out)
 {
+    if (k->conv.bm) {
+        recipe_conv_params_format(k, out);
+        return;
+    }
     strbuf_addf(out, "threads=%d", k->threads);
     if (k->unroll)
         strbuf_addf(out, " unroll=%d", k->unroll);
@@ -399,7 +408,7 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
         int64_t elems = tensor_numel(&p->output);
         int vec = 16 / elem_bytes(p->output.dtype);
         for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
-            recipe_params k = { cand[c][0], cand[c][1], 0, 1, 0, 0 };
+            recipe_params k = { cand[c][0], cand[c][1], 0, 1, 0, 0, {0} };
             if (k.threads > 1024 || k.threads > hw->max_threads_per_sm)
                 continue;
             if (k.unroll * 4 * (n_full + 1) > budget)
@@ -410,9 +419,11 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
             n = push(out, n, max, k);
         }
         if (n == 0)
-            n = push(out, n, max, (recipe_params){ 128, 1, 0, 1, 0, 0 });
+            n = push(out, n, max, (recipe_params){ 128, 1, 0, 1, 0, 0, {0} });
         return n;
     }
+    if (p->family == RECIPE_CONV)
+        return recipe_conv_variants(p, hw, out, max);
     if (p->family != RECIPE_REDUCE)
         return 0;
     bool soft = p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX;
@@ -449,7 +460,7 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
                     int64_t vecs = p->r / per;
                     if (vecs * vec > 96)
                         continue;
-                    recipe_params k = { cl_threads[t], 0, cl_threads[t], 1, (int)vecs, cl_size[c] };
+                    recipe_params k = { cl_threads[t], 0, cl_threads[t], 1, (int)vecs, cl_size[c], {0} };
                     n = push(out, n, max, k);
                 }
         }
@@ -461,7 +472,7 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
                 continue;
             for (int c = 0; c < nc; c++) {
                 for (int s = split; s >= 1; s = s > 1 ? s / 2 : 0) {
-                    recipe_params k = { cand[c][0], 0, cand[c][1], s, 0, 0 };
+                    recipe_params k = { cand[c][0], 0, cand[c][1], s, 0, 0, {0} };
                     if (k.threads > hw->max_threads_per_sm)
                         continue;
                     if (soft && s == 1) {
@@ -493,9 +504,9 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
             while (split > 1 && p->r / split < 64)
                 split >>= 1;
         }
-        n = push(out, n, max, (recipe_params){ threads[c], 0, 1, split, 0, 0 });
+        n = push(out, n, max, (recipe_params){ threads[c], 0, 1, split, 0, 0, {0} });
         if (split > 1)
-            n = push(out, n, max, (recipe_params){ threads[c], 0, 1, 1, 0, 0 });
+            n = push(out, n, max, (recipe_params){ threads[c], 0, 1, 1, 0, 0, {0} });
     }
     return n;
 }

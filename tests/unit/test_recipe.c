@@ -273,7 +273,7 @@ static void test_generate_all(void **state)
     /* a missing template directory is an error, not a crash */
     recipe_plan p;
     load("relu", &p);
-    recipe_params k = { 256, 4, 0, 1, 0, 0 };
+    recipe_params k = { 256, 4, 0, 1, 0, 0, {0} };
     strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
     assert_int_equal(recipe_generate(&p, &k, "/nonexistent", &cu, &err), -1);
     assert_non_null(strstr(err.buf, "cannot read recipe template"));
