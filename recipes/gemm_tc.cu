@@ -529,29 +529,38 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_UNSUPPORTED;
     Params p{};
     bool ok = true;
+    // epilogue inputs: as the spec describes them
     auto check = [&](int i, int kind) {
         const cg_tensor &t = in[i];
         p.in[i] = static_cast<const float *>(t.data);
-        if (kind == CGR_GE_UNUSED)
+        if (kind == CGR_GE_UNUSED || kind == CGR_GE_OPERAND)
             return;
         if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i]) {
             ok = false;
             return;
         }
         for (int d = 0; d < t.ndim; ++d)
-            if (t.shape[d] != kInShape[i][d] ||
-                (kind == CGR_GE_OPERAND && t.shape[d] != 1 && t.stride[d] != kInStride[i][d]))
+            if (t.shape[d] != kInShape[i][d])
                 ok = false;
-        if (kind == CGR_GE_OPERAND && (reinterpret_cast<uintptr_t>(t.data) % 16) != 0)
-            ok = false;
-        if ((kind == CGR_GE_FULL || kind == CGR_GE_COL || kind == CGR_GE_ROW) && !cg_is_contiguous(&t))
-            ok = false;
-        if (kind == CGR_GE_SCALAR && cg_numel(&t) != 1)
+        if (kind == CGR_GE_SCALAR ? cg_numel(&t) != 1 : !cg_is_contiguous(&t))
             ok = false;
     };
 #define CGR_CHECK_IN(i, k) check(i, k);
     CGR_INPUTS(CGR_CHECK_IN)
 #undef CGR_CHECK_IN
+    // the operands: shapes and strides the kernel was generated for, 16-byte aligned
+    auto operand = [&](int i) {
+        const cg_tensor &t = in[i];
+        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i] || (reinterpret_cast<uintptr_t>(t.data) % 16) != 0) {
+            ok = false;
+            return;
+        }
+        for (int d = 0; d < t.ndim; ++d)
+            if (t.shape[d] != kInShape[i][d] || (t.shape[d] != 1 && t.stride[d] != kInStride[i][d]))
+                ok = false;
+    };
+    operand(CGR_A);
+    operand(CGR_B);
     if (!ok)
         return CG_UNSUPPORTED;
     if (workspace_bytes < cgr_gemm::workspace_bytes())
