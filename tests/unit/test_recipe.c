@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "recipe.h"
+#include "recipe_conv.h"
 #include "util.h"
 
 static char *fixture(const char *name)
@@ -319,6 +320,275 @@ static void test_variants_pruned(void **state)
     recipe_plan_release(&p);
 }
 
+
+/* ------------------------------------------------------------------ CONV */
+
+/* Real task specs (copies of the reference process's, tests/data/recipe/conv/): what the
+ * conv recogniser accepts, and why it declines the others. */
+static void test_conv_recognition(void **state)
+{
+    (void)state;
+    static const struct { const char *name, *want; } cases[] = {
+        { "l2_1_Conv2D_ReLU_BiasAdd", "conv" },
+        { "l2_4_Conv2d_Mish_Mish", "conv" },
+        { "l2_47_Conv3d_Mish_Tanh", "conv" },
+        { "l2_48_Conv3d_Scaling_Tanh_Multiply_Sigmoid", "conv" },
+        { "l2_57_Conv2d_ReLU_HardSwish", "conv" },
+        { "l2_71_Conv2d_Divide_LeakyReLU", "conv" },
+        { "l2_87_Conv2d_Subtract_Subtract_Mish", "conv" },
+        { "l2_90_Conv3d_LeakyReLU_Sum_Clamp_GELU", "conv" },
+        { "l1_50_conv_standard_2D__square_input__square_kernel", "conv" },
+        { "l1_54_conv_standard_3D__square_input__square_kernel", "conv" },
+        { "l1_67_conv_standard_1D", "conv" },
+        { "l1_76_conv_standard_1D_dilated_strided__", "conv" },
+        { "l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__", "conv" },
+        { "l1_87_conv_pointwise_2D", "conv" },
+        { "l2_25_Conv2d_Min_Tanh_Tanh", "not covered: min after a convolution" },
+        { "l2_17_Conv2d_InstanceNorm_Divide", "not covered: operator 'InstanceNorm2d'" },
+        { "l1_82_conv_depthwise_2D_square_input_square_kernel", "not covered: convolution with groups != 1" },
+        { "l1_86_conv_depthwise_separable_2D", "not covered: more than one convolution" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *path = xasprintf("%s/tests/data/recipe/conv/%s.json", cg_source_dir(), cases[i].name);
+        recipe_plan p;
+        recipe_plan_init(&p);
+        strbuf why = STRBUF_INIT;
+        int rc = recipe_recognise_file(path, &p, &why);
+        if (!strcmp(cases[i].want, "conv")) {
+            if (rc != 0 || p.family != RECIPE_CONV)
+                fail_msg("%s: expected conv, got rc %d '%s'", cases[i].name, rc, why.buf);
+        } else if (rc != 1 || !str_starts_with(why.buf, cases[i].want)) {
+            fail_msg("%s: expected '%s...', got rc %d '%s'", cases[i].name, cases[i].want, rc, why.buf);
+        }
+        strbuf_release(&why);
+        recipe_plan_release(&p);
+        free(path);
+    }
+}
+
+static recipe_plan load_conv(const char *name)
+{
+    char *path = xasprintf("%s/tests/data/recipe/conv/%s.json", cg_source_dir(), name);
+    recipe_plan p;
+    recipe_plan_init(&p);
+    strbuf why = STRBUF_INIT;
+    if (recipe_recognise_file(path, &p, &why) != 0)
+        fail_msg("%s: %s", name, why.buf);
+    strbuf_release(&why);
+    free(path);
+    return p;
+}
+
+/* Geometry, the epilogue and its input kinds, read from the real specs. */
+static void test_conv_plans(void **state)
+{
+    (void)state;
+    /* level 2 #1: conv(+bias) -> relu -> + bias[128,1,1] */
+    recipe_plan p = load_conv("l2_1_Conv2D_ReLU_BiasAdd");
+    const recipe_conv_plan *c = &p.conv;
+    assert_int_equal(c->dims, 2);
+    assert_int_equal(c->x, 0);
+    assert_int_equal(c->w, 2);
+    assert_int_equal(c->bias, 3);
+    assert_true(c->n == 128 && c->cin == 64 && c->cout == 128);
+    assert_true(c->out[0] == 1 && c->out[1] == 126 && c->out[2] == 126);
+    assert_true(c->m == 128LL * 126 * 126 && c->gn == 128 && c->gk == 64 * 9);
+    assert_int_equal(c->kind[0], RC_OPERAND);
+    assert_int_equal(c->kind[1], RC_CHAN);
+    assert_int_equal(c->kind[2], RC_OPERAND);
+    assert_int_equal(c->kind[3], RC_CHAN);
+    float x[4] = { 0, 0.25f, 0, -1.f };
+    assert_float_equal(rx_eval(&p, p.epi, x, 0.5f), 0.25f, 1e-7); /* relu(0.5 - 1) + 0.25 */
+    assert_float_equal(rx_eval(&p, p.epi, x, 2.f), 1.25f, 1e-7);
+    recipe_plan_release(&p);
+    /* level 1 #80: padding (2, 4), dilation (2, 3), no bias */
+    p = load_conv("l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__");
+    c = &p.conv;
+    assert_int_equal(c->bias, -1);
+    assert_true(c->pad[1] == 2 && c->pad[2] == 4 && c->dil[1] == 2 && c->dil[2] == 3);
+    assert_true(c->k[1] == 5 && c->k[2] == 9 && c->out[1] == 508 && c->out[2] == 496);
+    recipe_plan_release(&p);
+    /* level 1 #76: Conv1d stride 3, dilation 4: (W + 0 - 4*2 - 1) / 3 + 1 */
+    p = load_conv("l1_76_conv_standard_1D_dilated_strided__");
+    c = &p.conv;
+    assert_int_equal(c->dims, 1);
+    assert_true(c->in[0] == 1 && c->in[1] == 1 && c->stride[2] == 3 && c->dil[2] == 4);
+    assert_true(c->out[2] == (524280 - 9) / 3 + 1);
+    recipe_plan_release(&p);
+    /* level 2 #90: Conv3d, + sum_tensor [64,1,1,1] per channel */
+    p = load_conv("l2_90_Conv3d_LeakyReLU_Sum_Clamp_GELU");
+    c = &p.conv;
+    assert_int_equal(c->dims, 3);
+    assert_int_equal(c->kind[1], RC_CHAN);
+    assert_true(c->out[0] == 14 && c->out[1] == 62 && c->out[2] == 62);
+    recipe_plan_release(&p);
+    /* level 1 #50: stride 4, padding 2, 11x11: (224 + 4 - 11) / 4 + 1 = 55 */
+    p = load_conv("l1_50_conv_standard_2D__square_input__square_kernel");
+    assert_true(p.conv.out[1] == 55 && p.conv.out[2] == 55 && p.conv.bias >= 0);
+    recipe_plan_release(&p);
+}
+
+/* The implicit GEMM's index math (recipe_conv_gather / recipe_conv_out_index, step for
+ * step the kernel's) against a direct convolution, on small cases with every kind of
+ * stride, padding and dilation, in 1, 2 and 3 spatial dims. */
+static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3],
+                      const int64_t k[3], const int64_t st[3], const int64_t pd[3], const int64_t dl[3])
+{
+    recipe_conv_plan c;
+    memset(&c, 0, sizeof c);
+    c.dims = dims;
+    c.n = n;
+    c.cin = cin;
+    c.cout = cout;
+    for (int d = 0; d < 3; d++) {
+        c.in[d] = in[d];
+        c.k[d] = k[d];
+        c.stride[d] = st[d];
+        c.pad[d] = pd[d];
+        c.dil[d] = dl[d];
+        c.out[d] = (in[d] + 2 * pd[d] - dl[d] * (k[d] - 1) - 1) / st[d] + 1;
+        assert_true(c.out[d] >= 1);
+    }
+    c.m = n * c.out[0] * c.out[1] * c.out[2];
+    c.gn = cout;
+    c.gk = cin * k[0] * k[1] * k[2];
+    int64_t nx = n * cin * in[0] * in[1] * in[2], nw = cout * c.gk;
+    int64_t ny = n * cout * c.out[0] * c.out[1] * c.out[2];
+    double *x = xcalloc((size_t)nx, sizeof *x), *w = xcalloc((size_t)nw, sizeof *w);
+    double *ref = xcalloc((size_t)ny, sizeof *ref), *got = xcalloc((size_t)ny, sizeof *got);
+    unsigned seed = 12345;
+    for (int64_t i = 0; i < nx; i++) {
+        seed = seed * 1103515245u + 12345u;
+        x[i] = (double)((seed >> 8) % 1000) / 500.0 - 1.0;
+    }
+    for (int64_t i = 0; i < nw; i++) {
+        seed = seed * 1103515245u + 12345u;
+        w[i] = (double)((seed >> 8) % 1000) / 500.0 - 1.0;
+    }
+    /* direct: y[b, co, od, oh, ow] = sum x[b, ci, od*s - p + kd*dl, ...] w[co, ci, kd, kh, kw] */
+    for (int64_t b = 0; b < n; b++)
+        for (int64_t co = 0; co < cout; co++)
+            for (int64_t od = 0; od < c.out[0]; od++)
+                for (int64_t oh = 0; oh < c.out[1]; oh++)
+                    for (int64_t ow = 0; ow < c.out[2]; ow++) {
+                        double s = 0;
+                        for (int64_t ci = 0; ci < cin; ci++)
+                            for (int64_t a = 0; a < k[0]; a++)
+                                for (int64_t bb = 0; bb < k[1]; bb++)
+                                    for (int64_t e = 0; e < k[2]; e++) {
+                                        int64_t id = od * st[0] - pd[0] + a * dl[0];
+                                        int64_t ih = oh * st[1] - pd[1] + bb * dl[1];
+                                        int64_t iw = ow * st[2] - pd[2] + e * dl[2];
+                                        if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1] || iw < 0 || iw >= in[2])
+                                            continue;
+                                        s += x[(((b * cin + ci) * in[0] + id) * in[1] + ih) * in[2] + iw] *
+                                             w[(((co * cin + ci) * k[0] + a) * k[1] + bb) * k[2] + e];
+                                    }
+                        ref[(((b * cout + co) * c.out[0] + od) * c.out[1] + oh) * c.out[2] + ow] = s;
+                    }
+    /* implicit GEMM: y[out_index(m, co)] = sum_k A(m, k) B(co, k) */
+    for (int64_t m = 0; m < c.m; m++)
+        for (int64_t co = 0; co < cout; co++) {
+            double s = 0;
+            for (int64_t kk = 0; kk < c.gk; kk++) {
+                int64_t xi = recipe_conv_gather(&c, m, kk);
+                assert_true(xi >= -1 && xi < nx);
+                if (xi >= 0)
+                    s += x[xi] * w[co * c.gk + kk];
+            }
+            int64_t yi = recipe_conv_out_index(&c, m, co);
+            assert_true(yi >= 0 && yi < ny);
+            got[yi] += s;
+        }
+    for (int64_t i = 0; i < ny; i++)
+        if (fabs(got[i] - ref[i]) > 1e-9)
+            fail_msg("conv%dd case: y[%lld] = %g, direct %g", dims, (long long)i, got[i], ref[i]);
+    /* out of range is -1 (a row past M, a k past K) */
+    assert_int_equal(recipe_conv_gather(&c, c.m, 0), -1);
+    assert_int_equal(recipe_conv_gather(&c, 0, c.gk), -1);
+    free(x);
+    free(w);
+    free(ref);
+    free(got);
+}
+
+static void test_conv_index_math(void **state)
+{
+    (void)state;
+    static const int64_t one[3] = { 1, 1, 1 }, zero[3] = { 0, 0, 0 };
+    /* Conv2d 3x3, no padding */
+    conv_case(2, 2, 3, 4, (int64_t[3]){ 1, 7, 6 }, (int64_t[3]){ 1, 3, 3 }, one, zero, one);
+    /* Conv2d, stride (2, 3), padding (1, 2), dilation (2, 1), asymmetric kernel */
+    conv_case(2, 2, 2, 3, (int64_t[3]){ 1, 9, 11 }, (int64_t[3]){ 1, 3, 4 }, (int64_t[3]){ 1, 2, 3 },
+              (int64_t[3]){ 0, 1, 2 }, (int64_t[3]){ 1, 2, 1 });
+    /* level 1 #80's shape of geometry, small: padding (2, 4), dilation (2, 3), 5x9 */
+    conv_case(2, 1, 2, 2, (int64_t[3]){ 1, 12, 30 }, (int64_t[3]){ 1, 5, 9 }, one,
+              (int64_t[3]){ 0, 2, 4 }, (int64_t[3]){ 1, 2, 3 });
+    /* padding larger than the kernel's reach: whole rows of zeros */
+    conv_case(2, 1, 1, 2, (int64_t[3]){ 1, 3, 3 }, (int64_t[3]){ 1, 2, 2 }, (int64_t[3]){ 1, 2, 2 },
+              (int64_t[3]){ 0, 3, 3 }, one);
+    /* 1x1 (pointwise) */
+    conv_case(2, 2, 5, 3, (int64_t[3]){ 1, 4, 5 }, one, one, zero, one);
+    /* Conv1d, stride 3, dilation 4 (level 1 #76) */
+    conv_case(1, 2, 3, 2, (int64_t[3]){ 1, 1, 40 }, (int64_t[3]){ 1, 1, 3 }, (int64_t[3]){ 1, 1, 3 },
+              zero, (int64_t[3]){ 1, 1, 4 });
+    /* Conv3d, padding, stride and dilation in depth */
+    conv_case(3, 2, 2, 3, (int64_t[3]){ 6, 5, 7 }, (int64_t[3]){ 3, 2, 3 }, (int64_t[3]){ 2, 1, 2 },
+              (int64_t[3]){ 1, 1, 0 }, (int64_t[3]){ 2, 1, 1 });
+}
+
+static void test_conv_variants_generate(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    static const char *names[] = { "l2_1_Conv2D_ReLU_BiasAdd", "l2_48_Conv3d_Scaling_Tanh_Multiply_Sigmoid",
+                                   "l1_67_conv_standard_1D", "l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        recipe_plan p = load_conv(names[i]);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n >= 2);
+        for (int k = 0; k < n; k++) {
+            const recipe_conv_params *cv = &v[k].conv;
+            int warps = cv->wm * cv->wn;
+            /* what conv_tc.cu static_asserts */
+            assert_true(cv->bm % (8 * warps) == 0 && cv->bn % warps == 0);
+            assert_true(cv->bm % (cv->wm * 16) == 0 && cv->bn % (cv->wn * 16) == 0);
+            assert_true(4 * 32 * (cv->bm + cv->bn) * cv->stages <= 227 * 1024);
+            assert_int_equal(v[k].threads, 32 * warps);
+            /* 3xTF32 first; the plain TF32 copy only last */
+            assert_int_equal(cv->prec, k == n - 1 ? 1 : 0);
+            /* no tile twice as wide as COUT */
+            assert_true(cv->bn <= 32 || cv->bn < 2 * ((p.conv.cout + 31) / 32 * 32));
+            strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+            if (recipe_generate(&p, &v[k], recipe_dir(), &cu, &err))
+                fail_msg("%s variant %d: %s", names[i], k, err.buf);
+            assert_non_null(strstr(cu.buf, "recipes/conv_tc.cu"));
+            assert_non_null(strstr(cu.buf, "#define CGR_GENERATED 1"));
+            assert_non_null(strstr(cu.buf, "__device__ __forceinline__ float cgr_epi(float r, const float *x)"));
+            assert_null(strstr(cu.buf, "\n// recipe:params"));
+            assert_null(strstr(cu.buf, "// recipe:inline"));
+            strbuf_release(&cu);
+            strbuf_release(&err);
+        }
+        recipe_plan_release(&p);
+    }
+    /* COUT 16 (level 2 #48): the 32-wide tile first */
+    recipe_plan p = load_conv("l2_48_Conv3d_Scaling_Tanh_Multiply_Sigmoid");
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 2 && v[0].conv.bn == 32);
+    strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+    assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+    assert_non_null(strstr(cu.buf, "#define CGR_KD 3\n"));
+    assert_non_null(strstr(cu.buf, "X(1, CGR_CV_CHAN)"));
+    assert_non_null(strstr(cu.buf, "X(3, CGR_CV_OPERAND)"));
+    strbuf_release(&cu);
+    strbuf_release(&err);
+    recipe_plan_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,6 +599,10 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_generate_all),
         cmocka_unit_test(test_variants_pruned),
+        cmocka_unit_test(test_conv_recognition),
+        cmocka_unit_test(test_conv_plans),
+        cmocka_unit_test(test_conv_index_math),
+        cmocka_unit_test(test_conv_variants_generate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
