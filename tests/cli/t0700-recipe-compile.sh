@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
-# (docs/abi.md), two compilers at once; one reduction and one pointwise kernel also
+# (docs/abi.md), two compilers at once; one reduction, one pointwise and one conv kernel also
 # compile for sm_80 (the SM80-class path). Needs nvcc and CUTLASS; skips, saying so,
 # without them. By default only variant 0 of each fixture is compiled (a few minutes);
 # CUTEGEN_RECIPE_VARIANTS=all compiles every variant (168 kernels: 8-20 min on 2 cores).
@@ -25,6 +25,7 @@ jobs="$TMP/jobs"
 echo "90a $SRC/recipes/pointwise.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/reduce.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/softmax_cluster.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/conv_tc.cu $SRC/recipes" >>"$jobs"
 
 covered=0
 for spec in "$SRC"/tests/data/recipe/*.json; do
@@ -53,6 +54,11 @@ cp "$TMP/gen/logsoftmax_module_fp16.v0.cu" "$TMP/gen/logsoftmax_module_fp16.sm80
 cp "$TMP/gen/chain_bcast.v0.cu" "$TMP/gen/chain_bcast.sm80.cu"
 echo "80 $TMP/gen/logsoftmax_module_fp16.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/chain_bcast.sm80.cu -" >>"$jobs"
+# the convolution (recipes/conv_tc.cu, an implicit GEMM on the tensor cores) on sm_80 too
+if [ -f "$TMP/gen/conv2d_relu_biasadd.v0.cu" ]; then
+  cp "$TMP/gen/conv2d_relu_biasadd.v0.cu" "$TMP/gen/conv2d_relu_biasadd.sm80.cu"
+  echo "80 $TMP/gen/conv2d_relu_biasadd.sm80.cu -" >>"$jobs"
+fi
 
 cat >"$TMP/compile.sh" <<EOS
 #!/usr/bin/env bash
