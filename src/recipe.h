@@ -126,9 +126,10 @@ typedef struct recipe_conv_plan {
     char node[96];   /* the fx node of the convolution */
     int dims;        /* spatial dims: 1, 2, 3 */
     int x, w, bias;  /* input indices; bias -1 when bias=False */
+    bool depthwise;  /* groups = CIN = COUT: one filter a channel (recipes/conv_dw.cu) */
     int64_t n, cin, cout;
     int64_t in[3], k[3], out[3], stride[3], pad[3], dil[3]; /* (D, H, W) */
-    int64_t m, gn, gk; /* the GEMM's M, N, K */
+    int64_t m, gn, gk; /* the GEMM's M, N, K (depthwise: K = KD*KH*KW a channel) */
     enum recipe_conv_in kind[RECIPE_MAX_INPUTS];
 } recipe_conv_plan;
 
@@ -199,6 +200,7 @@ typedef struct recipe_conv_params {
     int stages;      /* cp.async pipeline depth */
     int prec;        /* 0 3xTF32 (fp32 accuracy), 1 TF32 (~1e-3: may fail an fp32 tolerance) */
     int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
+    int dw_threads;  /* depthwise (recipes/conv_dw.cu): threads per CTA; 0 otherwise */
 } recipe_conv_params;
 
 /* The tuning parameters of a template. */

@@ -171,8 +171,9 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
     int g = repr_tuple(repr, "groups=", &groups, 1);
     if (g < 0)
         return nc(why, "%s with unreadable groups", "convolution");
-    if (groups != 1)
-        return nc(why, "%s with groups != 1 (depthwise or grouped)", "convolution");
+    /* depthwise: one filter a channel (groups = CIN = COUT); other groupings are not covered */
+    if (groups != 1 && !(groups == xt->shape[1] && wt->shape[0] == groups && wt->shape[1] == 1))
+        return nc(why, "%s with groups != 1 other than depthwise (grouped, or a channel multiplier)", "convolution");
 
     int64_t st[3] = { 1, 1, 1 }, pd[3] = { 0, 0, 0 }, dl[3] = { 1, 1, 1 };
     if (repr_tuple(repr, "stride=", st, dims) < 0 || repr_tuple(repr, "dilation=", dl, dims) < 0)
@@ -187,7 +188,8 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
     c->n = xt->shape[0];
     c->cin = xt->shape[1];
     c->cout = wt->shape[0];
-    if (wt->shape[1] != c->cin)
+    c->depthwise = groups != 1;
+    if (wt->shape[1] != (c->depthwise ? 1 : c->cin))
         return nc(why, "%s whose weight does not match the input's channels", "convolution");
     if (c->bias >= 0 && (p->inputs[c->bias].ndim != 1 || p->inputs[c->bias].shape[0] != c->cout))
         return nc(why, "%s bias of an unexpected shape", "convolution");
@@ -212,7 +214,7 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
     }
     c->m = c->n * c->out[0] * c->out[1] * c->out[2];
     c->gn = c->cout;
-    c->gk = c->cin * c->k[0] * c->k[1] * c->k[2];
+    c->gk = (c->depthwise ? 1 : c->cin) * c->k[0] * c->k[1] * c->k[2];
     if (c->m >= ((int64_t)1 << 31) - 256 || c->gk * c->cout >= ((int64_t)1 << 31) ||
         c->cin * c->in[0] * c->in[1] * c->in[2] >= ((int64_t)1 << 31))
         return nc(why, "%s too large for 32-bit pixel, weight or image indices", "convolution");
@@ -312,7 +314,8 @@ static void geometry(const recipe_conv_plan *c, strbuf *out)
     int lead = 3 - c->dims;
     const int64_t *v[] = { c->k, c->stride, c->pad, c->dil };
     const char *names[] = { "kernel", "stride", "padding", "dilation" };
-    strbuf_addf(out, "conv%dd %lld -> %lld", c->dims, (long long)c->cin, (long long)c->cout);
+    strbuf_addf(out, "conv%dd %lld -> %lld%s", c->dims, (long long)c->cin, (long long)c->cout,
+                c->depthwise ? " depthwise" : "");
     for (int j = 0; j < 4; j++) {
         strbuf_addf(out, " %s ", names[j]);
         for (int d = lead; d < 3; d++)
@@ -336,8 +339,12 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
     shape_text(&p->output, out);
     strbuf_adds(out, "\nconvolution: ");
     geometry(c, out);
-    strbuf_addf(out, "\nimplicit GEMM: M %lld (N*OD*OH*OW), N %lld (COUT), K %lld (CIN*KD*KH*KW)\n",
-                (long long)c->m, (long long)c->gn, (long long)c->gk);
+    if (c->depthwise)
+        strbuf_addf(out, "\ndirect (depthwise): %lld outputs, %lld taps each\n",
+                    (long long)(c->m * c->cout), (long long)c->gk);
+    else
+        strbuf_addf(out, "\nimplicit GEMM: M %lld (N*OD*OH*OW), N %lld (COUT), K %lld (CIN*KD*KH*KW)\n",
+                    (long long)c->m, (long long)c->gn, (long long)c->gk);
     strbuf_adds(out, "epilogue: ");
     rx_format(p, p->epi, out);
     strbuf_addc(out, '\n');
@@ -402,18 +409,32 @@ int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co)
 int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     static const recipe_conv_params cand[] = {
-        /* bm, bn, wm, wn, stages, prec, min_blocks */
-        { 128, 128, 2, 4, 3, 0, 1 },
-        { 128, 64, 4, 2, 3, 0, 1 },
-        { 128, 64, 4, 2, 4, 0, 2 },
-        { 64, 64, 2, 2, 4, 0, 2 },
-        { 256, 64, 4, 2, 3, 0, 1 },
-        { 128, 32, 4, 1, 4, 0, 2 },
-        { 64, 128, 2, 4, 3, 0, 1 },
+        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads */
+        { 128, 128, 2, 4, 3, 0, 1, 0 },
+        { 128, 64, 4, 2, 3, 0, 1, 0 },
+        { 128, 64, 4, 2, 4, 0, 2, 0 },
+        { 64, 64, 2, 2, 4, 0, 2, 0 },
+        { 256, 64, 4, 2, 3, 0, 1, 0 },
+        { 128, 32, 4, 1, 4, 0, 2, 0 },
+        { 64, 128, 2, 4, 3, 0, 1, 0 },
     };
     const recipe_conv_plan *c = &p->conv;
     int64_t cout32 = (c->gn + 31) / 32 * 32;
     int n = 0;
+    if (c->depthwise) {
+        /* direct kernel, one thread an output: only the CTA size to choose */
+        static const int threads[] = { 256, 128, 512 };
+        for (size_t i = 0; i < sizeof threads / sizeof threads[0] && n < max; i++) {
+            if (threads[i] > hw->max_threads_per_sm)
+                continue;
+            recipe_params k;
+            memset(&k, 0, sizeof k);
+            k.threads = threads[i];
+            k.conv.dw_threads = threads[i];
+            out[n++] = k;
+        }
+        return n;
+    }
     for (int pass = 0; pass < 2 && n == 0; pass++) {
         for (size_t i = 0; i < sizeof cand / sizeof cand[0] && n < max; i++) {
             const recipe_conv_params *v = &cand[i];
@@ -441,13 +462,16 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
 const char *recipe_conv_template(const recipe_plan *p, const recipe_params *k)
 {
     (void)p;
-    (void)k;
-    return "conv_tc.cu";
+    return k->conv.dw_threads > 0 ? "conv_dw.cu" : "conv_tc.cu";
 }
 
 void recipe_conv_params_format(const recipe_params *k, strbuf *out)
 {
     const recipe_conv_params *v = &k->conv;
+    if (v->dw_threads) {
+        strbuf_addf(out, "conv depthwise direct threads=%d", v->dw_threads);
+        return;
+    }
     strbuf_addf(out, "conv tile=%dx%dx32 warps=%dx%d stages=%d %s min_blocks=%d", v->bm, v->bn,
                 v->wm, v->wn, v->stages, v->prec ? "tf32" : "3xtf32", v->min_blocks);
 }
@@ -480,7 +504,10 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     dn[d], (long long)c->in[d], dn[d], (long long)c->k[d], dn[d], (long long)c->out[d],
                     dn[d], (long long)c->stride[d], dn[d], (long long)c->pad[d], dn[d], (long long)c->dil[d]);
     strbuf_addf(sb, "#define CGR_X %d\n#define CGR_W %d\n", c->x, c->w);
-    strbuf_addf(sb, "#define CGR_BM %d\n#define CGR_BN %d\n#define CGR_BK 32\n#define CGR_WM %d\n"
+    if (v->dw_threads)
+        strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
+    else
+        strbuf_addf(sb, "#define CGR_BM %d\n#define CGR_BN %d\n#define CGR_BK 32\n#define CGR_WM %d\n"
                     "#define CGR_WN %d\n#define CGR_STAGES %d\n#define CGR_MINB %d\n#define CGR_PREC %d\n",
                 v->bm, v->bn, v->wm, v->wn, v->stages, v->min_blocks, v->prec);
     strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);

@@ -360,7 +360,7 @@ void recipe_params_format(const recipe_params *k, strbuf *out)
         recipe_gemm_params_format(k, out);
         return;
     }
-    if (k->conv.bm) {
+    if (k->conv.bm || k->conv.dw_threads) {
         recipe_conv_params_format(k, out);
         return;
     }

@@ -345,7 +345,8 @@ static void test_conv_recognition(void **state)
         { "l1_87_conv_pointwise_2D", "conv" },
         { "l2_25_Conv2d_Min_Tanh_Tanh", "not covered: min after a convolution" },
         { "l2_17_Conv2d_InstanceNorm_Divide", "not covered: operator 'InstanceNorm2d'" },
-        { "l1_82_conv_depthwise_2D_square_input_square_kernel", "not covered: convolution with groups != 1" },
+        { "l1_82_conv_depthwise_2D_square_input_square_kernel", "conv" },
+        { "l1_83_conv_depthwise_2D_square_input_asymmetric_kernel", "conv" },
         { "l1_86_conv_depthwise_separable_2D", "not covered: more than one convolution" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -569,6 +570,25 @@ static void test_conv_variants_generate(void **state)
             assert_non_null(strstr(cu.buf, "__device__ __forceinline__ float cgr_epi(float r, const float *x)"));
             assert_null(strstr(cu.buf, "\n// recipe:params"));
             assert_null(strstr(cu.buf, "// recipe:inline"));
+            strbuf_release(&cu);
+            strbuf_release(&err);
+        }
+        recipe_plan_release(&p);
+    }
+    /* depthwise (level 1 #83, 3x1 filters, C 8): the direct kernel, only CTA sizes */
+    {
+        recipe_plan p = load_conv("l1_83_conv_depthwise_2D_square_input_asymmetric_kernel");
+        assert_true(p.conv.depthwise && p.conv.gk == 3 && p.conv.out[1] == 510 && p.conv.out[2] == 512);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n == 3);
+        for (int k = 0; k < n; k++) {
+            assert_true(v[k].conv.dw_threads == v[k].threads && v[k].conv.bm == 0);
+            strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+            assert_int_equal(recipe_generate(&p, &v[k], recipe_dir(), &cu, &err), 0);
+            assert_non_null(strstr(cu.buf, "recipes/conv_dw.cu"));
+            assert_non_null(strstr(cu.buf, "#define CGR_KH 3\n#define CGR_OH 510\n"));
+            assert_null(strstr(cu.buf, "\n// recipe:params"));
             strbuf_release(&cu);
             strbuf_release(&err);
         }
