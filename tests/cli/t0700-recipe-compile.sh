@@ -26,6 +26,7 @@ echo "90a $SRC/recipes/pointwise.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/reduce.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/softmax_cluster.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/conv_tc.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/conv_dw.cu $SRC/recipes" >>"$jobs"
 
 covered=0
 for spec in "$SRC"/tests/data/recipe/*.json; do
