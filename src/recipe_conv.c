@@ -412,7 +412,7 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads */
         { 128, 128, 2, 4, 3, 0, 1, 0 },
         { 128, 64, 4, 2, 3, 0, 1, 0 },
-        { 128, 64, 4, 2, 4, 0, 2, 0 },
+        { 128, 64, 4, 2, 4, 0, 1, 0 },
         { 64, 64, 2, 2, 4, 0, 2, 0 },
         { 256, 64, 4, 2, 3, 0, 1, 0 },
         { 128, 32, 4, 1, 4, 0, 2, 0 },
