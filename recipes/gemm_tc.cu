@@ -37,8 +37,13 @@
 //
 // Named parameters (CGR_*): the generator (src/recipe_gemm.c) writes them in place of the
 // `recipe:params` line; the defaults make this file compile on its own (C = A @ B, 4096^3).
+// With CGR_GEMM_EMULATE defined, the kernels and cg_forward are left out: the host
+// emulator tests/cli/recipe_gemm_emu.cpp runs the index logic (tile order, operand tiles
+// with the k residue, copy partitions and predicates, MMA partitions, accumulator
+// coordinates, split-K, the epilogue) on the CPU with the same CuTe types.
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
+#include <cstring>
 #include <type_traits>
 #include "ops.cuh"  // recipe:inline
 
@@ -174,27 +179,42 @@ constexpr int kSmemBytes = int(sizeof(SharedStorage));
 // ---------------------------------------------------------------- precision
 
 // x rounded to the nearest TF32 value (ties away from zero), low 13 bits zero.
-__device__ __forceinline__ uint32_t tf32_rna(float x)
+CUTE_HOST_DEVICE uint32_t tf32_rna(float x)
 {
+#if defined(__CUDA_ARCH__)
     uint32_t r;
     asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
     return r;
+#else
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    if ((u & 0x7f800000u) != 0x7f800000u)  // finite: round the magnitude half up
+        u += 0x1000u;
+    return u & 0xffffe000u;
+#endif
+}
+
+CUTE_HOST_DEVICE float as_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
 }
 
 // In place: big = x with its low 13 mantissa bits cleared (exact in TF32); small =
 // tf32(x - big) (x - big is exact). With CGR_PREC 1: big = tf32_rna(x), small untouched.
 template <class TBig, class TSmall>
-__device__ __forceinline__ void split_tf32(TBig &&big, TSmall &&small)
+CUTE_HOST_DEVICE void split_tf32(TBig &&big, TSmall &&small)
 {
     CUTE_UNROLL
     for (int i = 0; i < size(big); ++i) {
         const uint32_t x = big(i).raw();
         if constexpr (CGR_PREC == 0) {
             const uint32_t hi = x & 0xffffe000u;
-            small(i) = tfloat32_t::bitcast(tf32_rna(__uint_as_float(x) - __uint_as_float(hi)));
+            small(i) = tfloat32_t::bitcast(tf32_rna(as_float(x) - as_float(hi)));
             big(i) = tfloat32_t::bitcast(hi);
         } else {
-            big(i) = tfloat32_t::bitcast(tf32_rna(__uint_as_float(x)));
+            big(i) = tfloat32_t::bitcast(tf32_rna(as_float(x)));
         }
     }
 }
@@ -237,7 +257,7 @@ template <int I> __device__ __forceinline__ float load_in(const Params &p, int64
 }
 
 // The triangular mask of the product (triu / tril with a diagonal offset).
-__device__ __forceinline__ bool kept(int m, int n)
+CUTE_HOST_DEVICE bool kept(int m, int n)
 {
     if constexpr (CGR_TRI == 1)
         return n - m >= CGR_TRI_DIAG;
@@ -260,61 +280,92 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row,
 }
 
 // ---------------------------------------------------------------- the kernel
+// (the index logic is in host-device helpers: tests/cuda/gemm_emulate.cu runs it on the CPU)
 
-__global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p)
+constexpr int kTilesM = (kM + kBM - 1) / kBM, kTilesN = (kN + kBN - 1) / kBN;
+constexpr int kTiles = kTilesM * kTilesN;
+constexpr int kKTiles = (kK + kBK - 1) / kBK;
+constexpr int kResidueK = kK - kKTiles * kBK;  // in (-BK, 0]: the partial k-tile is tile 0
+constexpr int kPerSplit = (kKTiles + kSplit - 1) / kSplit;
+using CtaTiler = Shape<Int<kBM>, Int<kBN>, Int<kBK>>;
+
+// CTA pid -> tile (tm, tn): GROUP tile-rows at a time, along N within a group.
+CUTE_HOST_DEVICE void tile_coord(int pid, int &tm, int &tn)
 {
-    // CTA -> tile: GROUP tile-rows at a time, along N within a group.
-    constexpr int tiles_m = (kM + kBM - 1) / kBM, tiles_n = (kN + kBN - 1) / kBN;
-    constexpr int group = CGR_GROUP < tiles_m ? CGR_GROUP : tiles_m;
-    const int pid = blockIdx.x;
-    const int width = group * tiles_n;
+    constexpr int group = CGR_GROUP < kTilesM ? CGR_GROUP : kTilesM;
+    const int width = group * kTilesN;
     const int first_m = (pid / width) * group;
-    const int gsize = tiles_m - first_m < group ? tiles_m - first_m : group;
-    const int tm = first_m + (pid % width) % gsize;
-    const int tn = (pid % width) / gsize;
-    const int batch = blockIdx.y;
-    const int split = blockIdx.z;
+    const int gsize = kTilesM - first_m < group ? kTilesM - first_m : group;
+    tm = first_m + (pid % width) % gsize;
+    tn = (pid % width) / gsize;
+}
 
-    const float *A = p.in[CGR_A] + int64_t(batch) * CGR_A_BSTRIDE;
-    const float *B = p.in[CGR_B] + int64_t(batch) * CGR_B_BSTRIDE;
+// The k-tiles of split s: [begin, begin + count).
+CUTE_HOST_DEVICE void k_split(int s, int &begin, int &count)
+{
+    begin = s * kPerSplit;
+    count = kKTiles - begin < kPerSplit ? kKTiles - begin : kPerSplit;
+    if (count < 0)
+        count = 0;
+}
+
+// A tile wholly outside the kept triangle: nothing to multiply.
+CUTE_HOST_DEVICE bool tile_skipped(int tm, int tn)
+{
+    if constexpr (CGR_TRI == 1)
+        return (tn * kBN + kBN - 1) - tm * kBM < CGR_TRI_DIAG;
+    else if constexpr (CGR_TRI == 2)
+        return tn * kBN - (tm * kBM + kBM - 1) > CGR_TRI_DIAG;
+    else
+        return false;
+}
+
+// The CTA's operand tiles (BM,BK,k) and (BN,BK,k) of batch b's A and B, the origin of k
+// shifted back by the residue so that tile 0 is the partial one.
+template <class Ptr>
+CUTE_HOST_DEVICE auto operand_tiles(Ptr a, Ptr b, int tm, int tn)
+{
     auto dA = std::conditional_t<kAKMajor, Stride<Int<CGR_LDA>, _1>, Stride<_1, Int<CGR_LDA>>>{};
     auto dB = std::conditional_t<kBKMajor, Stride<Int<CGR_LDB>, _1>, Stride<_1, Int<CGR_LDB>>>{};
-    Tensor mA = make_tensor(make_gmem_ptr(A), make_shape(Int<kM>{}, Int<kK>{}), dA);  // (M,K)
-    Tensor mB = make_tensor(make_gmem_ptr(B), make_shape(Int<kN>{}, Int<kK>{}), dB);  // (N,K)
-
-    auto tiler = Shape<Int<kBM>, Int<kBN>, Int<kBK>>{};
+    Tensor mA = make_tensor(a, make_shape(Int<kM>{}, Int<kK>{}), dA);  // (M,K)
+    Tensor mB = make_tensor(b, make_shape(Int<kN>{}, Int<kK>{}), dB);  // (N,K)
     auto coord = make_coord(tm, tn, _);
-    Tensor gA = local_tile(mA, tiler, coord, Step<_1, X, _1>{});  // (BM,BK,k)
-    Tensor gB = local_tile(mB, tiler, coord, Step<X, _1, _1>{});  // (BN,BK,k)
+    Tensor gA = local_tile(mA, CtaTiler{}, coord, Step<_1, X, _1>{});  // (BM,BK,k)
+    Tensor gB = local_tile(mB, CtaTiler{}, coord, Step<X, _1, _1>{});  // (BN,BK,k)
+    return make_tuple(domain_offset(make_coord(0, kResidueK, 0), gA),
+                      domain_offset(make_coord(0, kResidueK, 0), gB));
+}
 
-    // k tiles; the partial one (k residue) is tile 0: shift the origin back by it
-    constexpr int k_tiles = (kK + kBK - 1) / kBK;
-    constexpr int residue_k = kK - k_tiles * kBK;  // in (-BK, 0]
-    gA = domain_offset(make_coord(0, residue_k, 0), gA);
-    gB = domain_offset(make_coord(0, residue_k, 0), gB);
-    constexpr int per_split = (k_tiles + kSplit - 1) / kSplit;
-    const int k_begin = split * per_split;
-    int k_tile_count = k_tiles - k_begin < per_split ? k_tiles - k_begin : per_split;
-    if (k_tile_count < 0)
-        k_tile_count = 0;
+// The (m, n) of each accumulator of thread t of tile (tm, tn): (MMA,MMA_M,MMA_N).
+CUTE_HOST_DEVICE auto acc_coords(int t, int tm, int tn)
+{
+    Tensor cC = make_identity_tensor(make_shape(Int<kM>{}, Int<kN>{}));
+    Tensor gcC = local_tile(cC, CtaTiler{}, make_coord(tm, tn, _), Step<_1, _1, X>{});  // (BM,BN)
+    return TiledMma{}.get_slice(t).partition_C(gcC);
+}
+
+#ifndef CGR_GEMM_EMULATE
+__global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p)
+{
+    int tm, tn;
+    tile_coord(blockIdx.x, tm, tn);
+    const int batch = blockIdx.y;
+    const int split = blockIdx.z;
+    auto tiles = operand_tiles(make_gmem_ptr(p.in[CGR_A] + int64_t(batch) * CGR_A_BSTRIDE),
+                               make_gmem_ptr(p.in[CGR_B] + int64_t(batch) * CGR_B_BSTRIDE), tm, tn);
+    Tensor gA = get<0>(tiles);  // (BM,BK,k)
+    Tensor gB = get<1>(tiles);  // (BN,BK,k)
+    int k_begin, k_tile_count;
+    k_split(split, k_begin, k_tile_count);
+    constexpr int residue_k = kResidueK;
 
     TiledMma mma;
     ThrMMA thr_mma = mma.get_slice(threadIdx.x);
-    // the accumulators, shaped like this thread's part of the C tile
-    Tensor cC = make_identity_tensor(make_shape(Int<kM>{}, Int<kN>{}));        // (m,n)
-    Tensor gcC = local_tile(cC, tiler, coord, Step<_1, _1, X>{});              // (BM,BN)
-    Tensor tCcC = thr_mma.partition_C(gcC);                                    // (MMA,MMA_M,MMA_N)
+    Tensor tCcC = acc_coords(threadIdx.x, tm, tn);                             // (MMA,MMA_M,MMA_N)
     Tensor acc = partition_fragment_C(mma, Shape<Int<kBM>, Int<kBN>>{});       // (MMA,MMA_M,MMA_N)
     clear(acc);
 
-    // a tile wholly outside the kept triangle: nothing to multiply
-    bool skip = false;
-    if constexpr (CGR_TRI == 1)
-        skip = (tn * kBN + kBN - 1) - tm * kBM < CGR_TRI_DIAG;
-    else if constexpr (CGR_TRI == 2)
-        skip = tn * kBN - (tm * kBM + kBM - 1) > CGR_TRI_DIAG;
-
-    if (!skip && k_tile_count > 0) {
+    if (!tile_skipped(tm, tn) && k_tile_count > 0) {
         extern __shared__ __align__(128) char smem_raw[];
         SharedStorage &smem = *reinterpret_cast<SharedStorage *>(smem_raw);
         Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});  // (BM,BK,PIPE)
@@ -501,6 +552,8 @@ __global__ void __launch_bounds__(256) splitk_kernel(const Params p, const float
     p.out[i] = finish(p, s, row, m, n);
 }
 
+#endif  // CGR_GEMM_EMULATE
+
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 static const int kInNdim[] = CGR_IN_NDIMS;
 static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
@@ -513,6 +566,7 @@ inline size_t workspace_bytes()
 
 }  // namespace cgr_gemm
 
+#ifndef CGR_GEMM_EMULATE
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
@@ -569,14 +623,13 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_OK;
 
     float *C = static_cast<float *>(out[0].data);
-    constexpr int tiles = ((kM + kBM - 1) / kBM) * ((kN + kBN - 1) / kBN);
     static_assert(kBatch <= 65535 && kSplit <= 65535, "grid limits");
     p.out = kSplit > 1 ? static_cast<float *>(workspace) : C;
     if (kSmemBytes > 48 * 1024 &&
         cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=
             cudaSuccess)
         return CG_LAUNCH_FAILED;
-    gemm_kernel<<<dim3(tiles, kBatch, kSplit), kThreads, kSmemBytes, stream>>>(p);
+    gemm_kernel<<<dim3(kTiles, kBatch, kSplit), kThreads, kSmemBytes, stream>>>(p);
     if (cudaGetLastError() != cudaSuccess)
         return CG_LAUNCH_FAILED;
     if constexpr (kSplit > 1) {
@@ -589,3 +642,4 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     }
     return CG_OK;
 }
+#endif  // CGR_GEMM_EMULATE

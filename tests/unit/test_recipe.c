@@ -3,7 +3,8 @@
  * the recognised expressions evaluate (rx_eval, the kernels' formulas in float on the
  * CPU) to hand-computed values; dims, keepdim, outer/r/inner and input kinds are right;
  * every variant of every covered fixture generates a complete source with no template
- * marker left. The nvcc builds of the generated kernels are tests/cli/t0700-recipe-compile.sh. */
+ * marker left; GEMM plans have the right geometry (M, N, K, batch, operand layouts),
+ * epilogue inputs and variants. The nvcc builds of the generated kernels are tests/cli/t0700-recipe-compile.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -248,7 +249,14 @@ static void test_generate_all(void **state)
         "scalar_mul", "sum_dim", "mean_dim", "max_dim", "argmax_dim", "argmin_dim", "min_dim",
         "softmax", "log_softmax", "sum_last", "prod_first", "amax_last_keep", "chain_bcast",
         "module_chain", "pro_epi_sum", "logsoftmax_module_fp16", "softmax_middle", "silu_bf16",
-        "leaky_module", "softmax_long_prologue", "log_softmax_bf16_long" };
+        "leaky_module", "softmax_long_prologue", "log_softmax_bf16_long",
+        "matmul", "matmul_rect", "bmm", "matvec", "matmul_large_k", "matmul_small_k", "matmul_irregular",
+        "tall_skinny", "matmul_3d", "einsum_4d", "triu_matmul", "tril_matmul", "matmul_ta", "matmul_tb",
+        "matmul_tab", "matmul_op_irregular", "bmm_tb_method", "vecmat_linear_row", "l2_gemm_mul_leaky",
+        "l2_gemm_add_relu", "l2_matmul_scale_residual", "l2_matmul_swish_scale", "l2_matmul_div_gelu",
+        "l2_matmul_sub_mul_relu", "l2_gemm_relu_div", "l2_matmul_mish_mish", "l2_gemm_scale_hardtanh_gelu",
+        "l2_gemm_swish_div_clamp_tanh_clamp", "l2_matmul_add_swish_tanh_gelu_hardtanh", "linear_residual",
+        "einsum_bmm_bias" };
     recipe_hw hw;
     recipe_hw_default(&hw);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -320,6 +328,170 @@ static void test_variants_pruned(void **state)
     recipe_plan_release(&p);
 }
 
+
+/* The product's geometry: M, N, K, batch, which operand is K-major, leading strides. */
+static void expect_gemm(const char *name, int64_t batch, int64_t m, int64_t n, int64_t k, bool a_kmajor,
+                        int64_t lda, bool b_kmajor, int64_t ldb)
+{
+    recipe_plan p;
+    load(name, &p);
+    assert_int_equal(p.family, RECIPE_GEMM);
+    const recipe_gemm_plan *g = &p.gemm;
+    if (g->batch != batch || g->m != m || g->n != n || g->k != k || g->a_kmajor != a_kmajor ||
+        g->lda != lda || g->b_kmajor != b_kmajor || g->ldb != ldb)
+        fail_msg("%s: batch %lld M %lld N %lld K %lld A %s lda %lld B %s ldb %lld", name, (long long)g->batch,
+                 (long long)g->m, (long long)g->n, (long long)g->k, g->a_kmajor ? "K" : "M", (long long)g->lda,
+                 g->b_kmajor ? "K" : "N", (long long)g->ldb);
+    recipe_plan_release(&p);
+}
+
+static void test_gemm_plans(void **state)
+{
+    (void)state;
+    expect_gemm("matmul", 1, 4096, 4096, 4096, true, 4096, false, 4096);
+    expect_gemm("matmul_rect", 1, 2048, 4096, 8192, true, 8192, false, 4096);
+    expect_gemm("bmm", 128, 512, 2048, 1024, true, 1024, false, 2048);
+    expect_gemm("matmul_irregular", 1, 8205, 5921, 2949, true, 2949, false, 5921);
+    expect_gemm("matmul_3d", 1, 16 * 1024, 768, 2048, true, 2048, false, 768);      /* folded into M */
+    expect_gemm("einsum_4d", 1, 8 * 256 * 512, 768, 256, true, 256, false, 768);    /* bijl,lk->bijk */
+    expect_gemm("matmul_ta", 1, 2048, 4096, 8192, false, 2048, false, 4096);        /* A.T: M-major */
+    expect_gemm("matmul_tb", 1, 2048, 4096, 8192, true, 8192, true, 8192);          /* B.T: K-major */
+    expect_gemm("matmul_tab", 1, 2048, 4096, 8192, false, 2048, true, 8192);
+    expect_gemm("bmm_tb_method", 4, 100, 50, 64, true, 64, true, 64);               /* transpose(-2, -1) */
+    expect_gemm("l2_gemm_add_relu", 1, 1024, 8192, 8192, true, 8192, true, 8192);   /* nn.Linear: W is [N, K] */
+    expect_gemm("einsum_bmm_bias", 8, 96, 72, 40, true, 40, false, 72);
+    expect_gemm("matvec", 1, 2048, 1, 1048576, true, 1048576, true, 1048576);
+
+    recipe_plan p;
+    load("bmm", &p);
+    assert_int_equal(p.gemm.a_bstride, 512 * 1024);
+    assert_int_equal(p.gemm.b_bstride, 1024 * 2048);
+    assert_int_equal(p.gemm.in[0], RG_OPERAND);
+    assert_int_equal(p.epi, -1);
+    recipe_plan_release(&p);
+    load("matvec", &p); /* matrix-vector: the memory-bound kernel */
+    assert_int_equal(p.gemm.gemv, 1);
+    recipe_plan_release(&p);
+    load("vecmat_linear_row", &p); /* F.linear of one row: rows of the weight */
+    assert_int_equal(p.gemm.gemv, 2);
+    assert_int_equal(p.gemm.m, 1);
+    assert_int_equal(p.gemm.n, 1024);
+    recipe_plan_release(&p);
+    load("triu_matmul", &p);
+    assert_int_equal(p.gemm.tri, 1);
+    assert_int_equal(p.gemm.tri_diag, 0);
+    recipe_plan_release(&p);
+    load("tril_matmul", &p);
+    assert_int_equal(p.gemm.tri, 2);
+    recipe_plan_release(&p);
+    load("matmul_ta", &p); /* the transpose is consumed by the product */
+    assert_int_equal(p.gemm.n_views, 1);
+    assert_string_equal(p.gemm.views[0], "getattr_1");
+    recipe_plan_release(&p);
+
+    /* epilogues: the Linear's bias per column, a residual in full, a scale per row */
+    load("linear_residual", &p);
+    assert_int_equal(p.gemm.in[0], RG_OPERAND);
+    assert_int_equal(p.gemm.in[1], RG_FULL);
+    assert_int_equal(p.gemm.in[2], RG_ROW);
+    assert_int_equal(p.gemm.in[3], RG_OPERAND);
+    assert_int_equal(p.gemm.in[4], RG_COL);
+    float x[5] = { 0.f, 0.5f, 3.f, 0.f, 0.25f };
+    NEAR(rx_eval(&p, p.epi, x, 1.f), (1.f + 0.25f) * 3.f + 0.5f);
+    recipe_plan_release(&p);
+    load("l2_gemm_mul_leaky", &p); /* leaky_relu((r + bias) * 2, 0.1) */
+    assert_int_equal(p.gemm.bias, 2);
+    assert_int_equal(p.gemm.in[2], RG_COL);
+    float y[3] = { 0.f, 0.f, 0.25f };
+    NEAR(rx_eval(&p, p.epi, y, -1.f), -0.15f);
+    NEAR(rx_eval(&p, p.epi, y, 1.f), 2.5f);
+    recipe_plan_release(&p);
+    load("l2_matmul_scale_residual", &p); /* x.clone().detach() is the same value */
+    float z[3] = { 0.f, 0.f, 1.f };
+    NEAR(rx_eval(&p, p.epi, z, 1.f), 3.f);
+    recipe_plan_release(&p);
+    load("l2_gemm_add_relu", &p); /* Linear(bias=False), then + a parameter of the model */
+    assert_int_equal(p.gemm.bias, -1);
+    assert_int_equal(p.gemm.in[1], RG_COL);
+    recipe_plan_release(&p);
+    strbuf line = STRBUF_INIT;
+    load("l2_matmul_div_gelu", &p);
+    recipe_summary(&p, &line);
+    assert_string_equal(line.buf, "gemm Linear 1024x8192x8192, then gelu(((r + linear.bias) / 10)) -> float32 [1024, 8192]");
+    recipe_plan_release(&p);
+    strbuf_release(&line);
+}
+
+static void test_gemm_variants(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_plan p;
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    load("matmul", &p);
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 4);
+    assert_int_equal(v[0].gemm.prec, RECIPE_GEMM_3XTF32);
+    int tf32 = 0;
+    for (int i = 0; i < n; i++) {
+        const recipe_gemm_params *t = &v[i].gemm;
+        assert_int_equal(v[i].threads, 32 * t->wm * t->wn);
+        assert_true((t->bm + t->bn) * t->bk * 4 * t->stages <= hw.smem_per_block);
+        assert_int_equal(t->bm % (16 * t->wm), 0);
+        assert_int_equal(t->bn % (16 * t->wn), 0);
+        assert_int_equal(t->split_k, 1);
+        tf32 += t->prec == RECIPE_GEMM_TF32;
+    }
+    assert_true(tf32 >= 1); /* offered, flagged: the judge decides */
+    strbuf s = STRBUF_INIT;
+    for (int i = 0; i < n; i++)
+        if (v[i].gemm.prec == RECIPE_GEMM_TF32) {
+            recipe_params_format(&v[i], &s);
+            break;
+        }
+    assert_non_null(strstr(s.buf, "TF32 accuracy"));
+    strbuf_release(&s);
+    /* less shared memory: every tile still fits */
+    hw.smem_per_block = 64 * 1024;
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 1);
+    for (int i = 0; i < n; i++)
+        assert_true((v[i].gemm.bm + v[i].gemm.bn) * v[i].gemm.bk * 4 * v[i].gemm.stages <= 64 * 1024);
+    recipe_hw_default(&hw);
+    recipe_plan_release(&p);
+    /* M = N = 256, K = 524288: a few tiles, K split over the SMs */
+    load("matmul_large_k", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 1 && v[0].gemm.split_k > 1);
+    recipe_plan_release(&p);
+    /* matrix-vector: the GEMV kernel, its own template */
+    load("matvec", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 2 && v[0].gemm.gemv_rows > 0 && v[0].gemm.bm == 0);
+    strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+    assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+    assert_non_null(strstr(cu.buf, "gemv_kernel"));
+    assert_non_null(strstr(cu.buf, "#define CGR_VEC 4"));
+    recipe_plan_release(&p);
+    strbuf_reset(&cu);
+    /* 4-byte copies where a row is not a multiple of 16 bytes */
+    load("matmul_irregular", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+    assert_non_null(strstr(cu.buf, "#define CGR_VEC_A 1"));
+    assert_non_null(strstr(cu.buf, "#define CGR_VEC_B 1"));
+    recipe_plan_release(&p);
+    strbuf_reset(&cu);
+    load("matmul", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+    assert_non_null(strstr(cu.buf, "#define CGR_VEC_A 4"));
+    assert_non_null(strstr(cu.buf, "gemm_kernel"));
+    recipe_plan_release(&p);
+    strbuf_release(&cu);
+    strbuf_release(&err);
+}
 
 /* ------------------------------------------------------------------ CONV */
 
@@ -619,6 +791,8 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_generate_all),
         cmocka_unit_test(test_variants_pruned),
+        cmocka_unit_test(test_gemm_plans),
+        cmocka_unit_test(test_gemm_variants),
         cmocka_unit_test(test_conv_recognition),
         cmocka_unit_test(test_conv_plans),
         cmocka_unit_test(test_conv_index_math),

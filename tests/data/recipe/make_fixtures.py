@@ -392,6 +392,66 @@ FIX["einsum_bmm_bias"] = spec("custom_einsum_bmm.py",
                                fn("add", "_operator.add", ["%einsum", "%bias"]), out("%add")])
 EXPECT["einsum_bmm_bias"] = "gemm"
 
+
+# --- small GEMMs for the host emulation of recipes/gemm_tc.cu (tests/cli/t0706): odd
+# sizes (4-byte copies, partial tiles, a k residue), every operand layout, batches,
+# split-K, triu, and epilogue inputs of every kind. Written to emu/, not in expect.txt.
+EMU = {}
+
+
+def emu2(key, a_shape, b_shape, out_shape, nodes, extra=(), names=("A", "B")):
+    ins = [tensor(names[0], a_shape), tensor(names[1], b_shape)] + list(extra)
+    EMU[key] = spec("custom_" + key + ".py", ins, [tensor("output", out_shape)],
+                    [ph(n["name"]) for n in ins if n["kind"] == "input"] + nodes)
+
+
+emu2("nn_odd", [77, 70], [70, 45], [77, 45], [matmul(), out("%matmul")])
+emu2("nn_aligned", [96, 64], [64, 136], [96, 136], [matmul(), out("%matmul")])
+emu2("tn_vec", [70, 100], [70, 52], [100, 52],
+     [fn("getattr_1", "builtins.getattr", ["%A", "T"]), matmul("%getattr_1"), out("%matmul")])
+emu2("tt_odd", [37, 53], [29, 37], [53, 29],
+     [fn("getattr_1", "builtins.getattr", ["%A", "T"]), fn("getattr_2", "builtins.getattr", ["%B", "T"]),
+      matmul("%getattr_1", "%getattr_2"), out("%matmul")])
+emu2("nt_bmm", [3, 40, 36], [3, 56, 36], [3, 40, 56],
+     [meth("transpose", "transpose", ["%B", 1, 2]), fn("bmm", "torch.bmm", ["%A", "%transpose"]),
+      out("%bmm")])
+emu2("fold_3d", [3, 50, 24], [24, 40], [3, 50, 40], [matmul(), out("%matmul")])
+emu2("triu_odd", [150, 40], [40, 150], [150, 150],
+     [matmul(), fn("triu", "torch.triu", ["%matmul"], {"diagonal": 1}), out("%triu")])
+emu2("splitk", [64, 2000], [2000, 48], [64, 48], [matmul(), out("%matmul")])
+EMU["linear_epi"] = spec("custom_linear_epi.py",
+                         [tensor("x", [130, 70]), tensor("res", [130, 62]), tensor("s", [130, 1]),
+                          scalar("c", 0.5), tensor("w", [62, 70], kind="param"), tensor("b", [62], kind="param")],
+                         [tensor("output", [130, 62])],
+                         [ph("x"), ph("res"), ph("s"), ph("c"), attr("w", "w"), attr("b", "b"),
+                          fn("linear", "torch._C._nn.linear", ["%x", "%w", "%b"]),
+                          fn("mul", "_operator.mul", ["%linear", "%s"]),
+                          fn("add", "_operator.add", ["%mul", "%res"]),
+                          fn("mul_1", "_operator.mul", ["%add", "%c"]),
+                          fn("gelu", "torch._C._nn.gelu", ["%mul_1"]), out("%gelu")])
+
+os.makedirs(os.path.join(HERE, "emu"), exist_ok=True)
+for key, s in EMU.items():
+    with open(os.path.join(HERE, "emu", key + ".json"), "w") as f:
+        json.dump(s, f, indent=1)
+        f.write("\n")
+
+
+# --- real task specs (make_spec() on the GPU host, copied verbatim; not written here):
+# how fx really spells A.T (builtins.getattr), nn.Linear, einsum, clone().detach(), a
+# 0-dim parameter. Their expectations go into expect.txt with the others.
+REAL = {
+    "kb_l1_16_matmul_ta": "gemm",
+    "kb_l1_11_einsum": "gemm",
+    "kb_l1_4_matvec": "gemm",
+    "kb_l1_14_triu": "gemm",
+    "kb_l2_12_gemm_mul_leaky": "gemm",
+    "kb_l2_40_scale_residual": "gemm",
+    "kb_l2_68_min_sub": "gemm",
+    "kb_l2_56_sigmoid_sum": "not covered: Linear whose result is not the output's shape",
+}
+EXPECT.update(REAL)
+
 for key, s in FIX.items():
     with open(os.path.join(HERE, key + ".json"), "w") as f:
         json.dump(s, f, indent=1)
@@ -399,6 +459,6 @@ for key, s in FIX.items():
 with open(os.path.join(HERE, "expect.txt"), "w") as f:
     f.write("# fixture<TAB>expected recognition: pointwise, reduce, gemm, or the start of the "
             "'not covered' reason (written by make_fixtures.py)\n")
-    for key in FIX:
+    for key in list(FIX) + list(REAL):
         f.write(f"{key}\t{EXPECT[key]}\n")
 print(f"wrote {len(FIX)} fixtures")
