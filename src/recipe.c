@@ -12,6 +12,8 @@
 
 #include "recipe.h"
 #include "recipe_norm.h"
+#include "recipe_gemm.h"
+#include "recipe_conv.h"
 #include "util.h"
 
 /* ================================================================== plan */
@@ -236,7 +238,9 @@ static int make_op(struct walk *w, enum rx_op op, const struct value *a, const s
     if (a->kind == V_CONST && a->is_none)
         return not_covered(w, "%s of None", what);
     int ia = expr_of(w, a), ib = b ? expr_of(w, b) : -1;
-    if (ib >= 0 && ((w->has_acc[ia] && w->has_input[ib]) || (w->has_acc[ib] && w->has_input[ia])))
+    /* a GEMM's or a convolution's epilogue may combine its value with inputs (bias, residual) */
+    if (ib >= 0 && w->p->family != RECIPE_GEMM && w->p->family != RECIPE_CONV &&
+        ((w->has_acc[ia] && w->has_input[ib]) || (w->has_acc[ib] && w->has_input[ia])))
         return not_covered(w, "%s combines a reduced value with an input (an epilogue takes "
                               "constants only; a full-size tensor needs a broadcast back over "
                               "the reduced dim)", what);
@@ -279,6 +283,10 @@ static int dim_arg(struct walk *w, const json_t *node, size_t pos, int *dim, boo
 
 static int begin_reduction(struct walk *w, const struct value *x, const char *what)
 {
+    if (w->p->family == RECIPE_GEMM)
+        return not_covered(w, "%s in a graph with a matrix product (the GEMM epilogue is pointwise)", what);
+    if (w->p->family == RECIPE_CONV)
+        return not_covered(w, "%s after a convolution (the conv epilogue is pointwise)", what);
     if (w->n_reductions++)
         return not_covered(w, "more than one reduction (%s is the second)", what);
     if (x->kind != V_EXPR || !w->has_input[x->node])
@@ -398,6 +406,10 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
     size_t len = strlen(base);
     if (!is_module && len > 1 && base[len - 1] == '_' && base[0] != '_')
         base[len - 1] = '\0'; /* relu_ and friends: in place, the same value */
+    if (!is_module && (!strcmp(base, "clone") || !strcmp(base, "detach") || !strcmp(base, "contiguous"))) {
+        *out = *x; /* a copy of the same values */
+        return 0;
+    }
     if (is_module) {
         static const struct { const char *m; enum rx_op op; } mods[] = {
             { "ReLU", RX_RELU }, { "Sigmoid", RX_SIGMOID }, { "Tanh", RX_TANH },
@@ -518,6 +530,44 @@ static int input_by_name(const recipe_plan *p, const char *name)
     return -1;
 }
 
+/* GEMM: the product's value (RX_ACC, plus nn.Linear's bias), or for a triu/tril of the
+ * product the product's value (the kernel applies the mask). */
+static int gemm_value(struct walk *w, const json_t *node, enum recipe_gemm_role role, struct value *out)
+{
+    recipe_plan *p = w->p;
+    if (role == RGR_MASK)
+        return arg_value(w, arg_at(node, 0, "input"), out, "triu/tril");
+    out->kind = V_EXPR;
+    out->node = add_node(p, RX_ACC, -1, -1, 0, 0);
+    mark(w, out->node);
+    if (p->gemm.bias >= 0) {
+        int b = add_node(p, RX_INPUT, -1, -1, 0, 0);
+        p->nodes[b].input = p->gemm.bias;
+        mark(w, b);
+        int sum = add_node(p, RX_ADD, out->node, b, 0, 0);
+        mark(w, sum);
+        out->node = sum;
+    }
+    return 0;
+}
+
+/* CONV: the convolution's value, RX_ACC, plus its bias (one value a channel). */
+static void conv_value(struct walk *w, struct value *out)
+{
+    recipe_plan *p = w->p;
+    out->kind = V_EXPR;
+    out->node = add_node(p, RX_ACC, -1, -1, 0, 0);
+    mark(w, out->node);
+    if (p->conv.bias >= 0) {
+        int b = add_node(p, RX_INPUT, -1, -1, 0, 0);
+        p->nodes[b].input = p->conv.bias;
+        mark(w, b);
+        int sum = add_node(p, RX_ADD, out->node, b, 0, 0);
+        mark(w, sum);
+        out->node = sum;
+    }
+}
+
 static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *result)
 {
     recipe_plan *p = w->p;
@@ -529,7 +579,15 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
     struct value out;
     memset(&out, 0, sizeof out);
     int rc = 0;
-    if (!strcmp(op, "placeholder")) {
+    enum recipe_gemm_role role = p->family == RECIPE_GEMM ? recipe_gemm_role(p, name) : RGR_NONE;
+    if (role == RGR_VIEW)
+        return 0; /* a transpose the product consumed: no value of its own */
+    if (role == RGR_PRODUCT || role == RGR_MASK) {
+        if (gemm_value(w, node, role, &out))
+            return 1;
+    } else if (recipe_conv_is_node(p, name)) {
+        conv_value(w, &out);
+    } else if (!strcmp(op, "placeholder")) {
         /* forward()'s arguments, in order, are the spec's first inputs */
         int k = (*placeholder)++;
         if (k >= p->n_inputs)
@@ -857,7 +915,9 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     w.p = p;
     w.why = why;
     int placeholder = 0, result = -1;
-    rc = 0;
+    rc = recipe_conv_prescan(graph, p, why);
+    if (rc == 0 && p->family != RECIPE_CONV)
+        rc = recipe_gemm_prescan(graph, p, why);
     for (size_t i = 0; i < json_array_size(graph) && rc == 0; i++) {
         const json_t *node = json_array_get(graph, i);
         if (!json_is_object(node)) {
@@ -870,7 +930,11 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     if (rc == 0 && result < 0)
         rc = not_covered(&w, "%s", "the graph has no output node");
     if (rc == 0) {
-        if (w.n_reductions == 0) {
+        if (p->family == RECIPE_GEMM) {
+            rc = recipe_gemm_finish(p, result, why);
+        } else if (p->family == RECIPE_CONV) {
+            rc = recipe_conv_finish(p, result, why);
+        } else if (w.n_reductions == 0) {
             p->family = RECIPE_POINTWISE;
             p->root = result;
             if (!is_float_dtype(p->output.dtype)) {
@@ -1022,6 +1086,14 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
         recipe_norm_describe(p, out);
         return;
     }
+    if (p->family == RECIPE_GEMM) {
+        recipe_gemm_describe(p, out);
+        return;
+    }
+    if (p->family == RECIPE_CONV) {
+        recipe_conv_describe(p, out);
+        return;
+    }
     strbuf_addf(out, "family: %s\n", p->family == RECIPE_POINTWISE ? "pointwise" :
                                      p->family == RECIPE_REDUCE ? "reduce" : "none");
     for (int i = 0; i < p->n_inputs; i++) {
@@ -1068,6 +1140,11 @@ void recipe_summary(const recipe_plan *p, strbuf *out)
             strbuf_adds(out, ", then ");
             rx_format(p, p->epi, out);
         }
+    } else if (p->family == RECIPE_GEMM) {
+        recipe_gemm_summary(p, out);
+    } else if (p->family == RECIPE_CONV) {
+        recipe_conv_summary(p, out);
+        return;
     } else {
         strbuf_adds(out, "none");
         return;

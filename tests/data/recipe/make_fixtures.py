@@ -5,7 +5,8 @@ the fx graph of each problem as fx_graph() prints it (targets are
 `fn.__module__ + "." + fn.__name__`; Python operators are `_operator.*`; methods are
 bare names; modules carry "module" and "module_repr"). Where what fx prints is a guess
 (builtins of torch._C._nn such as F.gelu/F.softplus), docs/recipes.md says so.
-Also writes expect.txt: the recognition outcome each fixture must give.
+Also writes expect.txt: the recognition outcome each fixture must give (pointwise, reduce,
+gemm, or the start of the "not covered" reason).
 
 Run: python3 tests/data/recipe/make_fixtures.py   (rewrites the files in place)
 """
@@ -221,10 +222,7 @@ unary("leaky_module", "custom_leaky_module.py",
        meth("mul", "mul", ["%act", 3.0]), out("%mul")], shape=[4096, 4096])
 
 # --- not covered, with the reason
-FIX["matmul"] = spec("1_Square_matrix_multiplication_.py",
-                     [tensor("A", [4096, 4096]), tensor("B", [4096, 4096])], [tensor("output", [4096, 4096])],
-                     [ph("A"), ph("B"), fn("matmul", "torch.matmul", ["%A", "%B"]), out("%matmul")])
-EXPECT["matmul"] = "not covered: operator 'torch.matmul'"
+# (matmul: GEMM below; layernorm: NORM below)
 FIX["no_graph"] = spec("custom_untraceable.py", [tensor("x", [10])], [tensor("output", [10])], None,
                        graph_error="TraceError: symbolically traced variables cannot be used as inputs to control flow")
 EXPECT["no_graph"] = "not covered: no operator graph"
@@ -397,9 +395,9 @@ l2_norm("small_l2norm", "custom_small_l2norm.py", [6, 7])
 
 # level 2, 28_BMM_InstanceNorm_Sum_ResidualAdd_Multiply (the real spec, copied in): a
 # Linear, views, then InstanceNorm2d: the norm is not the whole graph, the reason stays
-# the first operator no family covers
+# the first operator no family covers (the Linear is GEMM's; its epilogue stops at the view)
 REAL.add("linear_instancenorm")
-EXPECT["linear_instancenorm"] = "not covered: operator 'Linear'"
+EXPECT["linear_instancenorm"] = "not covered: operator 'unsqueeze'"
 
 # not covered by NORM, with the reason
 # BatchNorm2d(track_running_stats=False): batch statistics over (N, H, W), not adjacent
@@ -416,12 +414,221 @@ norm_spec("sum_no_keepdim", "custom_sum_no_keepdim.py", [tensor("x", [64, 64])],
            fn("truediv", "_operator.truediv", ["%x", "%sum_1"]), out("%truediv")],
           expect="not covered: sum without keepdim over an inner dim")
 
+
+# --- GEMM (src/recipe_gemm.c): KernelBench level 1 products and level 2 GEMM chains.
+# Guesses, to check against real specs: A.T is call_function "builtins.getattr" with
+# args [%A, "T"]; nn.Linear is call_module "Linear" with its parameters "<target>.weight"
+# and "<target>.bias" among the inputs (the model's own parameters first: state_dict
+# order); F.linear/F.gelu are torch._C._nn builtins; torch.einsum is torch.functional.einsum.
+def mm2(key, problem, a_shape, b_shape, out_shape, nodes, expect="gemm", names=("A", "B")):
+    FIX[key] = spec(problem, [tensor(names[0], a_shape), tensor(names[1], b_shape)],
+                    [tensor("output", out_shape)], [ph(names[0]), ph(names[1])] + nodes)
+    EXPECT[key] = expect
+
+
+def matmul(a="%A", b="%B", name="matmul", target="torch.matmul"):
+    return fn(name, target, [a, b])
+
+
+mm2("matmul", "1_Square_matrix_multiplication_.py", [4096, 4096], [4096, 4096], [4096, 4096],
+    [matmul(), out("%matmul")])
+mm2("matmul_rect", "2_Standard_matrix_multiplication_.py", [2048, 8192], [8192, 4096], [2048, 4096],
+    [matmul(), out("%matmul")])
+mm2("bmm", "3_Batched_matrix_multiplication.py", [128, 512, 1024], [128, 1024, 2048], [128, 512, 2048],
+    [fn("bmm", "torch.bmm", ["%A", "%B"]), out("%bmm")])
+mm2("matvec", "4_Matrix_vector_multiplication_.py", [2048, 1048576], [1048576, 1], [2048, 1],
+    [matmul(), out("%matmul")])
+mm2("matmul_large_k", "6_Matmul_with_large_K_dimension_.py", [256, 524288], [524288, 256], [256, 256],
+    [matmul(), out("%matmul")])
+mm2("matmul_small_k", "7_Matmul_with_small_K_dimension_.py", [32768, 64], [64, 32768], [32768, 32768],
+    [matmul(), out("%matmul")])
+mm2("matmul_irregular", "8_Matmul_with_irregular_shapes_.py", [8205, 2949], [2949, 5921], [8205, 5921],
+    [matmul(), out("%matmul")])
+mm2("tall_skinny", "9_Tall_skinny_matrix_multiplication_.py", [32768, 32], [32, 32768], [32768, 32768],
+    [matmul(), out("%matmul")])
+mm2("matmul_3d", "10_3D_tensor_matrix_multiplication.py", [16, 1024, 2048], [2048, 768], [16, 1024, 768],
+    [matmul(), out("%matmul")])
+mm2("einsum_4d", "11_4D_tensor_matrix_multiplication.py", [8, 256, 512, 256], [256, 768], [8, 256, 512, 768],
+    [fn("einsum", "torch.functional.einsum", ["bijl,lk->bijk", "%A", "%B"]), out("%einsum")])
+mm2("diag_matmul", "12_Matmul_with_diagonal_matrices_.py", [4096], [4096, 4096], [4096, 4096],
+    [meth("unsqueeze", "unsqueeze", ["%A", 1]), fn("mul", "_operator.mul", ["%unsqueeze", "%B"]),
+     out("%mul")], expect="not covered: operator 'unsqueeze'")
+mm2("triu_matmul", "14_Matmul_for_upper_triangular_matrices.py", [4096, 4096], [4096, 4096], [4096, 4096],
+    [matmul(), fn("triu", "torch.triu", ["%matmul"]), out("%triu")])
+mm2("tril_matmul", "15_Matmul_for_lower_triangular_matrices.py", [4096, 4096], [4096, 4096], [4096, 4096],
+    [matmul(), fn("tril", "torch.tril", ["%matmul"]), out("%tril")])
+mm2("matmul_ta", "16_Matmul_with_transposed_A.py", [8192, 2048], [8192, 4096], [2048, 4096],
+    [fn("getattr_1", "builtins.getattr", ["%A", "T"]), matmul("%getattr_1"), out("%matmul")])
+mm2("matmul_tb", "17_Matmul_with_transposed_B.py", [2048, 8192], [4096, 8192], [2048, 4096],
+    [fn("getattr_1", "builtins.getattr", ["%B", "T"]), matmul("%A", "%getattr_1"), out("%matmul")])
+mm2("matmul_tab", "18_Matmul_with_transposed_both.py", [8192, 2048], [4096, 8192], [2048, 4096],
+    [fn("getattr_1", "builtins.getattr", ["%A", "T"]), fn("getattr_2", "builtins.getattr", ["%B", "T"]),
+     matmul("%getattr_1", "%getattr_2"), out("%matmul")])
+# not KernelBench: other spellings and shapes
+mm2("matmul_op_irregular", "custom_matmul_op.py", [1000, 333], [333, 517], [1000, 517],
+    [fn("matmul", "_operator.matmul", ["%A", "%B"]), out("%matmul")])
+mm2("bmm_tb_method", "custom_bmm_tb.py", [4, 100, 64], [4, 50, 64], [4, 100, 50],
+    [meth("transpose", "transpose", ["%B", -2, -1]), meth("matmul", "matmul", ["%A", "%transpose"]),
+     out("%matmul")])
+mm2("vecmat_linear_row", "custom_vecmat.py", [512], [1024, 512], [1024],
+    [fn("linear", "torch._C._nn.linear", ["%A", "%B"]), out("%linear")])
+mm2("mm_chain", "custom_mm_chain.py", [64, 64], [64, 64], [64, 64],
+    [fn("mm", "torch.mm", ["%A", "%B"]), fn("mm_1", "torch.mm", ["%mm", "%B"]), out("%mm_1")],
+    expect="not covered: more than one matrix product")
+mm2("mm_prologue", "custom_mm_prologue.py", [64, 64], [64, 64], [64, 64],
+    [fn("mul", "_operator.mul", ["%A", 2.0]), fn("mm", "torch.mm", ["%mul", "%B"]), out("%mm")],
+    expect="not covered: mm of a value computed in the graph")
+mm2("mm_sum", "custom_mm_sum.py", [64, 64], [64, 64], [64, 1],
+    [fn("mm", "torch.mm", ["%A", "%B"]), meth("sum_1", "sum", ["%mm"], {"dim": 1, "keepdim": True}),
+     out("%sum_1")], expect="not covered: mm whose result is not the output's shape")
+
+
+# level 2: nn.Linear and a pointwise epilogue
+def linear_chain(key, problem, batch, k, n, nodes, init, bias=True, extra=(), gemm="gemm", expect="gemm"):
+    params = list(extra) + [tensor(gemm + ".weight", [n, k], kind="param")]
+    if bias:
+        params.append(tensor(gemm + ".bias", [n], kind="param"))
+    rep = f"Linear(in_features={k}, out_features={n}, bias={bias})"
+    FIX[key] = spec(problem, [tensor("x", [batch, k])] + params, [tensor("output", [batch, n])],
+                    [ph("x"), mod(gemm, gemm, "Linear", rep, ["%x"])] + nodes, init)
+    FIX[key]["problem"] = "/kernelbench/level2/" + problem
+    EXPECT[key] = expect
+
+
+linear_chain("l2_gemm_mul_leaky", "12_Gemm_Multiply_LeakyReLU.py", 1024, 8192, 8192,
+             [fn("mul", "_operator.mul", ["%gemm", 2.0]),
+              mod("leaky_relu", "leaky_relu", "LeakyReLU", "LeakyReLU(negative_slope=0.1)", ["%mul"]),
+              out("%leaky_relu")], [8192, 8192, 2.0, 0.1])
+linear_chain("l2_gemm_add_relu", "76_Gemm_Add_ReLU.py", 1024, 8192, 8192,
+             [attr("bias", "bias"), fn("add", "_operator.add", ["%gemm", "%bias"]),
+              fn("relu", "torch.relu", ["%add"]), out("%relu")], [8192, 8192, [8192]], bias=False,
+             extra=[tensor("bias", [8192], kind="param")])
+linear_chain("l2_matmul_scale_residual", "40_Matmul_Scaling_ResidualAdd.py", 16384, 4096, 4096,
+             [meth("clone", "clone", ["%matmul"]), meth("detach", "detach", ["%clone"]),
+              fn("mul", "_operator.mul", ["%matmul", 0.5]), fn("add", "_operator.add", ["%mul", "%detach"]),
+              out("%add")], [4096, 4096, 0.5], gemm="matmul")
+linear_chain("l2_matmul_swish_scale", "59_Matmul_Swish_Scaling.py", 128, 32768, 32768,
+             [fn("sigmoid", "torch.sigmoid", ["%matmul"]), fn("mul", "_operator.mul", ["%matmul", "%sigmoid"]),
+              fn("mul_1", "_operator.mul", ["%mul", 2.0]), out("%mul_1")], [32768, 32768, 2.0], gemm="matmul")
+linear_chain("l2_matmul_div_gelu", "86_Matmul_Divide_GELU.py", 1024, 8192, 8192,
+             [fn("truediv", "_operator.truediv", ["%linear", 10.0]), fn("gelu", "torch._C._nn.gelu", ["%truediv"]),
+              out("%gelu")], [8192, 8192, 10.0], gemm="linear")
+linear_chain("l2_matmul_sub_mul_relu", "9_Matmul_Subtract_Multiply_ReLU.py", 1024, 8192, 8192,
+             [fn("sub", "_operator.sub", ["%linear", 2.0]), fn("mul", "_operator.mul", ["%sub", 1.5]),
+              fn("relu", "torch.relu", ["%mul"]), out("%relu")], [8192, 8192, 2.0, 1.5], gemm="linear")
+linear_chain("l2_gemm_relu_div", "63_Gemm_ReLU_Divide.py", 1024, 8192, 8192,
+             [fn("relu", "torch.relu", ["%linear"]), fn("truediv", "_operator.truediv", ["%relu", 2.0]),
+              out("%truediv")], [8192, 8192, 2.0], gemm="linear")
+linear_chain("l2_matmul_mish_mish", "29_Matmul_Mish_Mish.py", 1024, 8192, 8192,
+             [fn("mish", "torch.nn.functional.mish", ["%linear"], {"inplace": False}),
+              fn("mish_1", "torch.nn.functional.mish", ["%mish"], {"inplace": False}), out("%mish_1")],
+             [8192, 8192], gemm="linear")
+linear_chain("l2_gemm_scale_hardtanh_gelu", "53_Gemm_Scaling_Hardtanh_GELU.py", 2048, 8192, 8192,
+             [fn("mul", "_operator.mul", ["%gemm", 0.5]),
+              mod("hardtanh", "hardtanh", "Hardtanh", "Hardtanh(min_val=-2, max_val=2)", ["%mul"]),
+              mod("gelu", "gelu", "GELU", "GELU(approximate='none')", ["%hardtanh"]), out("%gelu")],
+             [8192, 8192, 0.5, -2, 2])
+linear_chain("l2_gemm_swish_div_clamp_tanh_clamp", "81_Gemm_Swish_Divide_Clamp_Tanh_Clamp.py", 1024, 8192, 8192,
+             [fn("sigmoid", "torch.sigmoid", ["%gemm"]), fn("mul", "_operator.mul", ["%gemm", "%sigmoid"]),
+              fn("truediv", "_operator.truediv", ["%mul", 2.0]),
+              fn("clamp", "torch.clamp", ["%truediv"], {"min": -1.0, "max": 1.0}),
+              fn("tanh", "torch.tanh", ["%clamp"]),
+              fn("clamp_1", "torch.clamp", ["%tanh"], {"min": -1.0, "max": 1.0}), out("%clamp_1")],
+             [8192, 8192])
+linear_chain("l2_matmul_add_swish_tanh_gelu_hardtanh", "95_Matmul_Add_Swish_Tanh_GELU_Hardtanh.py",
+             1024, 8192, 8192,
+             [attr("add_value", "add_value"), fn("add", "_operator.add", ["%matmul", "%add_value"]),
+              fn("sigmoid", "torch.sigmoid", ["%add"]), fn("mul", "_operator.mul", ["%sigmoid", "%add"]),
+              fn("tanh", "torch.tanh", ["%mul"]), fn("gelu", "torch._C._nn.gelu", ["%tanh"]),
+              fn("hardtanh", "torch.nn.functional.hardtanh", ["%gelu"],
+                 {"min_val": -1, "max_val": 1, "inplace": False}), out("%hardtanh")],
+             [8192, 8192, [8192]], gemm="matmul", extra=[tensor("add_value", [8192], kind="param")])
+# F.linear with parameters through get_attr, a residual input and a per-row scale
+FIX["linear_residual"] = spec("custom_linear_residual.py",
+                              [tensor("x", [300, 200]), tensor("res", [300, 100]), tensor("s", [300, 1]),
+                               tensor("w", [100, 200], kind="param"), tensor("b", [100], kind="param")],
+                              [tensor("output", [300, 100])],
+                              [ph("x"), ph("res"), ph("s"), attr("w", "w"), attr("b", "b"),
+                               fn("linear", "torch._C._nn.linear", ["%x", "%w", "%b"]),
+                               fn("mul", "_operator.mul", ["%linear", "%s"]),
+                               fn("add", "_operator.add", ["%mul", "%res"]), out("%add")])
+EXPECT["linear_residual"] = "gemm"
+# batched product with einsum and a bias over columns
+FIX["einsum_bmm_bias"] = spec("custom_einsum_bmm.py",
+                              [tensor("a", [8, 96, 40]), tensor("b", [8, 40, 72]), tensor("bias", [72])],
+                              [tensor("output", [8, 96, 72])],
+                              [ph("a"), ph("b"), ph("bias"),
+                               fn("einsum", "torch.functional.einsum", ["bij,bjk->bik", "%a", "%b"]),
+                               fn("add", "_operator.add", ["%einsum", "%bias"]), out("%add")])
+EXPECT["einsum_bmm_bias"] = "gemm"
+
+
+# --- small GEMMs for the host emulation of recipes/gemm_tc.cu (tests/cli/t0706): odd
+# sizes (4-byte copies, partial tiles, a k residue), every operand layout, batches,
+# split-K, triu, and epilogue inputs of every kind. Written to emu/, not in expect.txt.
+EMU = {}
+
+
+def emu2(key, a_shape, b_shape, out_shape, nodes, extra=(), names=("A", "B")):
+    ins = [tensor(names[0], a_shape), tensor(names[1], b_shape)] + list(extra)
+    EMU[key] = spec("custom_" + key + ".py", ins, [tensor("output", out_shape)],
+                    [ph(n["name"]) for n in ins if n["kind"] == "input"] + nodes)
+
+
+emu2("nn_odd", [77, 70], [70, 45], [77, 45], [matmul(), out("%matmul")])
+emu2("nn_aligned", [96, 64], [64, 136], [96, 136], [matmul(), out("%matmul")])
+emu2("tn_vec", [70, 100], [70, 52], [100, 52],
+     [fn("getattr_1", "builtins.getattr", ["%A", "T"]), matmul("%getattr_1"), out("%matmul")])
+emu2("tt_odd", [37, 53], [29, 37], [53, 29],
+     [fn("getattr_1", "builtins.getattr", ["%A", "T"]), fn("getattr_2", "builtins.getattr", ["%B", "T"]),
+      matmul("%getattr_1", "%getattr_2"), out("%matmul")])
+emu2("nt_bmm", [3, 40, 36], [3, 56, 36], [3, 40, 56],
+     [meth("transpose", "transpose", ["%B", 1, 2]), fn("bmm", "torch.bmm", ["%A", "%transpose"]),
+      out("%bmm")])
+emu2("fold_3d", [3, 50, 24], [24, 40], [3, 50, 40], [matmul(), out("%matmul")])
+emu2("triu_odd", [150, 40], [40, 150], [150, 150],
+     [matmul(), fn("triu", "torch.triu", ["%matmul"], {"diagonal": 1}), out("%triu")])
+emu2("splitk", [64, 2000], [2000, 48], [64, 48], [matmul(), out("%matmul")])
+EMU["linear_epi"] = spec("custom_linear_epi.py",
+                         [tensor("x", [130, 70]), tensor("res", [130, 62]), tensor("s", [130, 1]),
+                          scalar("c", 0.5), tensor("w", [62, 70], kind="param"), tensor("b", [62], kind="param")],
+                         [tensor("output", [130, 62])],
+                         [ph("x"), ph("res"), ph("s"), ph("c"), attr("w", "w"), attr("b", "b"),
+                          fn("linear", "torch._C._nn.linear", ["%x", "%w", "%b"]),
+                          fn("mul", "_operator.mul", ["%linear", "%s"]),
+                          fn("add", "_operator.add", ["%mul", "%res"]),
+                          fn("mul_1", "_operator.mul", ["%add", "%c"]),
+                          fn("gelu", "torch._C._nn.gelu", ["%mul_1"]), out("%gelu")])
+
+os.makedirs(os.path.join(HERE, "emu"), exist_ok=True)
+for key, s in EMU.items():
+    with open(os.path.join(HERE, "emu", key + ".json"), "w") as f:
+        json.dump(s, f, indent=1)
+        f.write("\n")
+
+
+# --- real task specs (make_spec() on the GPU host, copied verbatim; not written here):
+# how fx really spells A.T (builtins.getattr), nn.Linear, einsum, clone().detach(), a
+# 0-dim parameter. Their expectations go into expect.txt with the others.
+REAL_GEMM = {
+    "kb_l1_16_matmul_ta": "gemm",
+    "kb_l1_11_einsum": "gemm",
+    "kb_l1_4_matvec": "gemm",
+    "kb_l1_14_triu": "gemm",
+    "kb_l2_12_gemm_mul_leaky": "gemm",
+    "kb_l2_40_scale_residual": "gemm",
+    "kb_l2_68_min_sub": "gemm",
+    "kb_l2_56_sigmoid_sum": "not covered: Linear whose result is not the output's shape",
+}
+EXPECT.update(REAL_GEMM)
+REAL.update(REAL_GEMM)
+
 for key, s in FIX.items():
     with open(os.path.join(HERE, key + ".json"), "w") as f:
         json.dump(s, f, indent=1)
         f.write("\n")
 with open(os.path.join(HERE, "expect.txt"), "w") as f:
-    f.write("# fixture<TAB>expected recognition: pointwise, reduce, norm, or the start of the "
+    f.write("# fixture<TAB>expected recognition: pointwise, reduce, norm, gemm, or the start of the "
             "'not covered' reason (written by make_fixtures.py)\n")
     for key in EXPECT:
         f.write(f"{key}\t{EXPECT[key]}\n")
