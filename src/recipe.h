@@ -52,7 +52,7 @@ typedef struct rx_node {
     int input;     /* RX_INPUT: index into plan->inputs */
 } rx_node;
 
-enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE };
+enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_POOL };
 
 enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
@@ -71,6 +71,27 @@ typedef struct recipe_tensor {
     int64_t stride[RECIPE_MAX_DIMS];
 } recipe_tensor;
 
+/*
+ * POOL (src/recipe_pool.c, recipes/pool.cu): max or average pooling over the last 1-3
+ * dims, as PyTorch's MaxPoolNd/AvgPoolNd (and adaptive pooling whose output divides the
+ * input). Every array is 3-D pooling's (depth, height, width): 1-D and 2-D pooling leave
+ * the leading entries at a window of 1, stride 1, no padding, size 1.
+ */
+typedef struct recipe_pool {
+    bool is_max;              /* max (padding is -inf, NaN propagates), else average */
+    bool adaptive;            /* adaptive_*: the windows follow from in and out */
+    int nsp;                  /* dims pooled: 1, 2 or 3 (the last nsp of the operand) */
+    int64_t k[3], s[3], pad[3], dil[3];
+    int64_t in[3], out[3];    /* the operand's and the output's pooled sizes */
+    int64_t want_out[3];      /* adaptive: the output size asked for (-1: the input's) */
+    bool ceil_mode;
+    bool ceil_known;          /* false: not in the module's repr, decided by the output */
+    bool count_include_pad;   /* average: padding counts in the divisor (PyTorch's default) */
+    bool cip_known;           /* false: AvgPoolNd's repr does not print it (default assumed) */
+    int64_t divisor;          /* average: divisor_override, 0 when none */
+    int64_t nc;               /* the operand's leading dims, multiplied */
+} recipe_pool;
+
 typedef struct recipe_plan {
     enum recipe_family family;
     int n_inputs;
@@ -85,6 +106,7 @@ typedef struct recipe_plan {
     int dim;             /* REDUCE: the reduced dim of the operand, >= 0 */
     bool keepdim;
     int64_t outer, r, inner; /* REDUCE: the operand viewed as (outer, r, inner) */
+    recipe_pool pool;    /* POOL (the operand is root, the epilogue epi, as for REDUCE) */
 } recipe_plan;
 
 void recipe_plan_init(recipe_plan *p);
@@ -124,6 +146,13 @@ typedef struct recipe_params {
     int cluster;     /* REDUCE softmax, last dim, sm_90: CTAs of a thread-block cluster per
                         row, the row held in registers (recipes/softmax_cluster.cu, with
                         cache vectors a thread); 0: not a cluster kernel */
+    struct recipe_pool_params {
+        int cols;    /* output columns per thread (tx apart, so a warp's accesses are contiguous) */
+        int rows;    /* output rows per thread (2-D/3-D pooling) */
+        int tx;      /* threads across the output's last dim; threads / tx row groups */
+        int smem;    /* 1: the CTA stages its input rows in shared memory; 0: windows are
+                        read from global memory through L1/L2 */
+    } pool;          /* POOL; all 0 otherwise */
 } recipe_params;
 
 /* What the variants are pruned by. */

@@ -56,10 +56,11 @@ static void test_expectations(void **state)
         strbuf why = STRBUF_INIT;
         char *fx = fixture(line);
         int rc = recipe_recognise_file(fx, &p, &why);
-        if (!strcmp(want, "pointwise") || !strcmp(want, "reduce")) {
+        if (!strcmp(want, "pointwise") || !strcmp(want, "reduce") || !strcmp(want, "pool")) {
             if (rc != 0)
                 fail_msg("%s: expected %s, got '%s'", line, want, why.buf);
-            assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE : RECIPE_REDUCE);
+            assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE :
+                                       !strcmp(want, "pool") ? RECIPE_POOL : RECIPE_REDUCE);
         } else {
             if (rc != 1 || !str_starts_with(why.buf, want))
                 fail_msg("%s: expected '%s...', got rc %d '%s'", line, want, rc, why.buf);
@@ -273,7 +274,7 @@ static void test_generate_all(void **state)
     /* a missing template directory is an error, not a crash */
     recipe_plan p;
     load("relu", &p);
-    recipe_params k = { 256, 4, 0, 1, 0, 0 };
+    recipe_params k = { .threads = 256, .unroll = 4, .split = 1 };
     strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
     assert_int_equal(recipe_generate(&p, &k, "/nonexistent", &cu, &err), -1);
     assert_non_null(strstr(err.buf, "cannot read recipe template"));
