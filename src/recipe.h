@@ -11,6 +11,8 @@
  *  - REDUCE: sum, mean, max, min, prod, argmax, argmin over one dim (keepdim or not),
  *    softmax and log-softmax over one dim; with a pointwise prologue (same-shaped inputs)
  *    and a pointwise epilogue on the reduced value.
+ *  - POOL: max and average pooling over the last 1-3 dims (src/recipe_pool.c), with the
+ *    same prologue and epilogue; global pooling is planned as a REDUCE.
  * Anything else is "not covered", with the reason in words.
  *
  * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
@@ -178,8 +180,8 @@ void recipe_params_format(const recipe_params *k, strbuf *out);
 
 /*
  * Writes the complete candidate .cu for plan and params into cu: the template
- * (recipes/pointwise.cu, recipes/reduce.cu, or recipes/softmax_cluster.cu when
- * params->cluster > 0, under recipes_dir) with its
+ * (recipes/pointwise.cu, recipes/reduce.cu, recipes/softmax_cluster.cu when
+ * params->cluster > 0, or recipes/pool.cu, under recipes_dir) with its
  * `#include "X" // recipe:inline` lines replaced by recipes_dir/X and its
  * `// recipe:params` line by the generated parameters and expressions. Returns 0, or -1
  * with a message in err (a template missing or unreadable).

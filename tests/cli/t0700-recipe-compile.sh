@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
-# (docs/abi.md), two compilers at once; one reduction and one pointwise kernel also
-# compile for sm_80 (the SM80-class path). Needs nvcc and CUTLASS; skips, saying so,
+# (docs/abi.md), two compilers at once; one reduction, one pointwise and two pooling
+# kernels also compile for sm_80 (the SM80-class path). Needs nvcc and CUTLASS; skips, saying so,
 # without them. By default only variant 0 of each fixture is compiled (a few minutes);
 # CUTEGEN_RECIPE_VARIANTS=all compiles every variant (168 kernels: 8-20 min on 2 cores).
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +25,7 @@ jobs="$TMP/jobs"
 echo "90a $SRC/recipes/pointwise.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/reduce.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/softmax_cluster.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/pool.cu $SRC/recipes" >>"$jobs"
 
 covered=0
 for spec in "$SRC"/tests/data/recipe/*.json; do
@@ -53,6 +54,11 @@ cp "$TMP/gen/logsoftmax_module_fp16.v0.cu" "$TMP/gen/logsoftmax_module_fp16.sm80
 cp "$TMP/gen/chain_bcast.v0.cu" "$TMP/gen/chain_bcast.sm80.cu"
 echo "80 $TMP/gen/logsoftmax_module_fp16.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/chain_bcast.sm80.cu -" >>"$jobs"
+# pooling: a staged 3-D fp16 kernel with prologue and epilogue, and a direct bf16 one
+cp "$TMP/gen/pool_pro_epi_fp16.v0.cu" "$TMP/gen/pool_pro_epi_fp16.sm80.cu"
+cp "$TMP/gen/pool_epi_bf16.v0.cu" "$TMP/gen/pool_epi_bf16.sm80.cu"
+echo "80 $TMP/gen/pool_pro_epi_fp16.sm80.cu -" >>"$jobs"
+echo "80 $TMP/gen/pool_epi_bf16.sm80.cu -" >>"$jobs"
 
 cat >"$TMP/compile.sh" <<EOS
 #!/usr/bin/env bash
@@ -81,6 +87,6 @@ if [ "$nfail" -ne 0 ]; then
   done
   failures=$((failures + 1))
 else
-  echo "ok: all $total kernels compile (sm_90a, and sm_80 for two)"
+  echo "ok: all $total kernels compile (sm_90a, and sm_80 for four)"
 fi
 finish

@@ -30,7 +30,7 @@ incs=(-I "$SRC/include" -I "$cutlass" -I "$cuda_inc")
 
 fixtures="pool_emu_max1d pool_emu_max2d pool_emu_max3d pool_emu_avg1d pool_emu_avg2d pool_emu_avg3d
 pool_fn_max2d_ceil pool_fn_avg2d_nopad pool_fn_avg2d_ceil_pad pool_fn_avg2d_divisor pool_builtin_max1d pool_pro_epi_fp16
-pool_epi_bf16 pool_adaptive"
+pool_epi_bf16 pool_adaptive pool_l2_avg3d_tuple pool_l2_max3d_tuple pool_l2_avg1d"
 
 mkdir -p "$TMP/gen" "$TMP/bin" "$TMP/log"
 jobs="$TMP/jobs"

@@ -239,32 +239,9 @@ def pool(key, problem, shape, out_spatial, nodes, dtype="float32", init=(), expe
     EXPECT[key] = expect
 
 
-# KernelBench level 1, 41-46: the modules as PyTorch prints them (_MaxPoolNd prints the
-# arguments as given; AvgPool1d stores tuples; _AvgPoolNd prints kernel_size, stride and
-# padding only)
-pool("maxpool1d", "41_Max_Pooling_1D.py", [64, 192, 65536], [pool_out(65536, 8, 1, 4, 3)],
-     [mod("maxpool", "maxpool", "MaxPool1d",
-          "MaxPool1d(kernel_size=8, stride=1, padding=4, dilation=3, ceil_mode=False)", ["%x"]),
-      out("%maxpool")], init=[8, 1, 4, 3, False])
-pool("maxpool2d", "42_Max_Pooling_2D.py", [32, 64, 512, 512], [pool_out(512, 4, 1, 1)] * 2,
-     [mod("maxpool", "maxpool", "MaxPool2d",
-          "MaxPool2d(kernel_size=4, stride=1, padding=1, dilation=1, ceil_mode=False)", ["%x"]),
-      out("%maxpool")], init=[4, 1, 1, 1])
-pool("maxpool3d", "43_Max_Pooling_3D.py", [16, 32, 128, 128, 128], [pool_out(128, 3, 2, 1, 3)] * 3,
-     [mod("maxpool", "maxpool", "MaxPool3d",
-          "MaxPool3d(kernel_size=3, stride=2, padding=1, dilation=3, ceil_mode=False)", ["%x"]),
-      out("%maxpool")], init=[3, 2, 1, 3])
-pool("avgpool1d", "44_Average_Pooling_1D.py", [64, 128, 65536], [pool_out(65536, 8, 1, 4)],
-     [mod("avg_pool", "avg_pool", "AvgPool1d", "AvgPool1d(kernel_size=(8,), stride=(1,), padding=(4,))",
-          ["%x"]), out("%avg_pool")], init=[8, 1, 4])
-pool("avgpool2d", "45_Average_Pooling_2D.py", [16, 64, 2048, 2048], [pool_out(2048, 11)] * 2,
-     [mod("avg_pool", "avg_pool", "AvgPool2d", "AvgPool2d(kernel_size=11, stride=11, padding=0)", ["%x"]),
-      out("%avg_pool")], init=[11])
-pool("avgpool3d", "46_Average_Pooling_3D.py", [16, 32, 128, 128, 256],
-     [pool_out(128, 3, 2, 1), pool_out(128, 3, 2, 1), pool_out(256, 3, 2, 1)],
-     [mod("avg_pool", "avg_pool", "AvgPool3d", "AvgPool3d(kernel_size=3, stride=2, padding=1)", ["%x"]),
-      out("%avg_pool")], init=[3, 2, 1])
-
+# KernelBench level 1, 41-46: the real task specs (tests/gpu/dump_specs.py on the GPU
+# host), copied in unchanged as real_l1_*.json; see REAL below. The small fixtures next
+# use the same module reprs.
 # the same windows on small shapes (tests/cli/t0702-recipe-pool-emu.sh runs these kernels
 # on the host against ATen's loops); ragged sizes, rows that are not 16-byte multiples
 pool("pool_emu_max1d", "custom_max1d.py", [2, 3, 1000], [pool_out(1000, 8, 1, 4, 3)],
@@ -333,6 +310,21 @@ pool("pool_epi_bf16", "custom_pool_epi_bf16.py", [16, 32, 64, 64], [32, 32],
      [mod("pool", "pool", "MaxPool2d", "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)",
           ["%x"]), meth("mul", "mul", ["%pool", 2.0]), fn("relu", "torch.relu", ["%mul"]), out("%relu")],
      dtype="bfloat16")
+# pooling nodes exactly as the real level-2 specs print them (after a conv there; here on
+# an input of the conv's output shape)
+pool("pool_l2_avg3d_tuple", "level2/3_ConvTranspose3d_Sum_LayerNorm_AvgPool_GELU.py", [2, 8, 6, 9, 10],
+     [3, 4, 5], [mod("avg_pool", "avg_pool", "AvgPool3d",
+                     "AvgPool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=0)", ["%x"]), out("%avg_pool")])
+pool("pool_l2_max3d_tuple", "level2/8_Conv3d_Divide_Max_GlobalAvgPool_BiasAdd_Sum.py", [2, 8, 7, 12, 13],
+     [3, 6, 6], [mod("max_pool", "max_pool", "MaxPool3d",
+                     "MaxPool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=0, dilation=1, ceil_mode=False)",
+                     ["%x"]), out("%max_pool")])
+pool("pool_l2_avg1d", "level2/98_Matmul_AvgPool_GELU_Scale_Max.py", [64, 1, 520], [32],
+     [mod("avg_pool", "avg_pool", "AvgPool1d", "AvgPool1d(kernel_size=(16,), stride=(16,), padding=(0,))", ["%x"]),
+      out("%avg_pool")])
+pool("pool_l2_global3d", "level2/77_ConvTranspose3d_Scale_BatchNorm_GlobalAvgPool.py", [4, 32, 9, 10, 11],
+     [1, 1, 1], [mod("global_avg_pool", "global_avg_pool", "AdaptiveAvgPool3d",
+                     "AdaptiveAvgPool3d(output_size=(1, 1, 1))", ["%x"]), out("%global_avg_pool")], expect="reduce")
 # nn.AdaptiveAvgPool2d((8, 8)) of 64x48: windows of 8x6
 pool("pool_adaptive", "custom_adaptive.py", [4, 16, 64, 48], [8, 8],
      [mod("pool", "pool", "AdaptiveAvgPool2d", "AdaptiveAvgPool2d(output_size=(8, 8))", ["%x"]), out("%pool")])
@@ -389,6 +381,16 @@ red("sum_two_dims", "custom_sum_two_dims.py",
     [fn("sum_1", "torch.sum", ["%x"], {"dim": [1, 2]}), out("%sum_1")], [8],
     shape=[8, 16, 32], init=(), expect="not covered: a reduction over several dims")
 
+# Real task specs, copied in as they are (not written here): their expected recognition.
+REAL = {
+    "real_l1_41_Max_Pooling_1D": "pool", "real_l1_42_Max_Pooling_2D": "pool",
+    "real_l1_43_Max_Pooling_3D": "pool", "real_l1_44_Average_Pooling_1D": "pool",
+    "real_l1_45_Average_Pooling_2D": "pool", "real_l1_46_Average_Pooling_3D": "pool",
+}
+for key, want in REAL.items():
+    assert os.path.exists(os.path.join(HERE, key + ".json")), key
+    EXPECT[key] = want
+
 for key, s in FIX.items():
     with open(os.path.join(HERE, key + ".json"), "w") as f:
         json.dump(s, f, indent=1)
@@ -396,6 +398,6 @@ for key, s in FIX.items():
 with open(os.path.join(HERE, "expect.txt"), "w") as f:
     f.write("# fixture<TAB>expected recognition: pointwise, reduce, or the start of the "
             "'not covered' reason (written by make_fixtures.py)\n")
-    for key in FIX:
+    for key in list(FIX) + list(REAL):
         f.write(f"{key}\t{EXPECT[key]}\n")
 print(f"wrote {len(FIX)} fixtures")
