@@ -22,7 +22,8 @@
 //   SMEM = 1: shared memory, filled first by the whole CTA with 16-byte loads (coalesced;
 //     each element of the tile is read once from L2) with the padding written as the
 //     identity; when SW is even, columns are stored permuted by their residue mod SW (a
-//     CuTe layout), so threads reading every SW-th column hit distinct banks; or
+//     CuTe layout), so threads reading every SW-th column hit distinct banks, and a tap's
+//     offset is known at compile time but for the thread's column; or
 //   SMEM = 0: global memory directly, through the read-only path (__ldg), bounds checked
 //     per element; overlapping windows of neighbouring threads meet in L1.
 // Max propagates NaN (a NaN in the window wins, as in ATen). Average divides the sum by
@@ -110,14 +111,19 @@ constexpr int64_t kBlocks = kNC * kOD * kNTH * kNTW;
 constexpr int kRowsT = (kRows - 1) * kSH + (kKH - 1) * kDH + 1;
 constexpr int kRowsIn = (kTileH - 1) * kSH + (kKH - 1) * kDH + 1;
 constexpr int kColsIn = (kTileW - 1) * kSW + (kKW - 1) * kDW + 1;
-// The staged rows start at the 16-byte chunk holding the tile's first input column, so
-// they hold up to LD - 1 more columns in front: CHUNKS 16-byte chunks a row.
+// A staged row is loaded in CHUNKS 16-byte chunks from the one holding the tile's first
+// input column (up to LD - 1 columns early). Odd SW: the row is stored as loaded (the
+// stage starts at that chunk, 16-byte shared stores) and readers add the offset of the
+// first column (SHIFT, the same for the whole CTA). Even SW: stored from the first column
+// exactly, permuted by residue mod SW (PERM), so that a tap's residue is a compile-time
+// constant and the columns a warp reads, SW apart, are consecutive floats.
 constexpr int kLd = 16 / int(sizeof(T));
 constexpr int kChunks = (kColsIn + 2 * (kLd - 1)) / kLd;
-constexpr int kColsS = kChunks * kLd;
-constexpr int kPerm = kSW % 2 == 0 ? kSW : 1;     // column permutation (residue mod SW)
-constexpr int kCQ = (kColsS + kPerm - 1) / kPerm; // columns of one residue
-constexpr int kRowS = kPerm * kCQ;                // a staged row, in floats
+constexpr int kPerm = kSW % 2 == 0 ? kSW : 1;
+constexpr bool kAlignStage = kPerm == 1;
+constexpr int kStageCols = kAlignStage ? kChunks * kLd : kColsIn;  // columns a staged row keeps
+constexpr int kCQ = (kStageCols + kPerm - 1) / kPerm;             // columns of one residue
+constexpr int kRowS = kPerm * kCQ;                                 // a staged row, in floats
 constexpr int kSmemElems = kSmem ? kRowsIn * kRowS : 1;
 constexpr int kFillN = kRowsIn * kChunks;                    // chunks to stage
 constexpr int kFillIters = (kFillN + kThreads - 1) / kThreads;  // ... a thread
@@ -130,6 +136,7 @@ static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA");
 static_assert(kTX % 32 == 0 && kThreads % kTX == 0, "TX: a multiple of 32 dividing the CTA");
 static_assert(kCols >= 1 && kRows >= 1 && kCols * kRows <= 64, "outputs per thread");
 static_assert(kSmemElems * sizeof(float) <= 48 * 1024, "static shared memory");
+static_assert(!kAlignStage || kRowS % 4 == 0, "16-byte shared stores");
 static_assert(kBlocks >= 1 && kBlocks <= 0x7fffffff, "CTAs in one grid dim");
 static_assert(!kMax || kDivisor == 0, "divisor_override is average's");
 static_assert(int64_t(kIH) * kIW < (int64_t(1) << 31) && int64_t(kOH) * kOW < (int64_t(1) << 31),
@@ -241,7 +248,8 @@ __device__ __forceinline__ Tile tile_of(int64_t b)
     return t;
 }
 
-// The staged rows: (row, column) -> float offset, columns permuted by residue mod PERM.
+// The staged rows: (row, column) -> float offset, column c at (c % PERM, c / PERM): with
+// an even stride, the columns a warp reads (SW apart) are consecutive floats.
 __device__ __forceinline__ auto smem_layout()
 {
     return make_layout(make_shape(Int<kRowsIn>{}, make_shape(Int<kPerm>{}, Int<kCQ>{})),
@@ -265,6 +273,7 @@ __device__ __forceinline__ void fill(const Args &a, const Tile &t, int id, int t
 {
     Tensor s = make_tensor(make_smem_ptr(sm), smem_layout());
     const int ih0 = tile_ih0(t), ca = floor_ld(tile_iw0(t));
+    const int off = kAlignStage ? 0 : tile_iw0(t) - ca;  // staged column 0 is input column ca + off
     const int64_t plane = (t.nc * kID + id) * kIH;  // the plane's first row
     for (int i0 = 0; i0 < kFillIters; i0 += kBatch) {
         float v[kBatch][kLd];
@@ -286,25 +295,40 @@ __device__ __forceinline__ void fill(const Args &a, const Tile &t, int id, int t
         CUTE_UNROLL
         for (int b = 0; b < kBatch; ++b) {
             const int i = (i0 + b) * kThreads + tid;
-            if (i < kFillN) {
-                const int r = i / kChunks, ch = i % kChunks;
+            if (i >= kFillN)
+                continue;
+            const int r = i / kChunks, ch = i % kChunks;
+            if constexpr (kAlignStage) {
+                float4 *dst = reinterpret_cast<float4 *>(&s(r, ch * kLd));
                 CUTE_UNROLL
-                for (int j = 0; j < kLd; ++j)
-                    s(r, ch * kLd + j) = v[b][j];
+                for (int q = 0; q < kLd / 4; ++q)
+                    dst[q] = make_float4(v[b][4 * q], v[b][4 * q + 1], v[b][4 * q + 2], v[b][4 * q + 3]);
+            } else {
+                CUTE_UNROLL
+                for (int j = 0; j < kLd; ++j) {
+                    const int col = ch * kLd + j - off;
+                    if (col >= 0 && col < kStageCols)
+                        s(r, col) = v[b][j];
+                }
             }
         }
     }
 }
 
-// Where a thread's window rows come from. rr: 0 .. ROWS_T - 1, the thread's first window
-// row first; col: the input column relative to the tile's first one (tile_iw0).
+// Where a thread's window rows come from: (rr, j, kw) is tap kw of output column j of the
+// tile in the thread's window row rr (0 .. ROWS_T - 1), i.e. input column
+// j SW + kw DW from the tile's first one.
 struct SmemRows {
     const float *sm;
-    int row0, off;  // the thread's first row in the stage; the tile's first column in it
+    int row0;   // the thread's first window row in the stage
+    int shift;  // the tile's first column in the stage (0 when permuted)
     __device__ __forceinline__ bool row_ok(int) const { return true; }
-    __device__ __forceinline__ float operator()(int rr, int col) const
+    __device__ __forceinline__ float operator()(int rr, int j, int kw) const
     {
-        return make_tensor(make_smem_ptr(sm), smem_layout())(row0 + rr, off + col);
+        // column j SW + kw DW as its (residue, quotient) coordinate: no division at run time
+        const int tap = kw * kDW;
+        return make_tensor(make_smem_ptr(sm), smem_layout())(
+            row0 + rr, make_coord(tap % kPerm, j * (kSW / kPerm) + tap / kPerm + shift));
     }
 };
 
@@ -313,9 +337,9 @@ struct GlobalRows {
     int64_t plane;  // the plane's first row
     int ih0, iw0;   // the thread's first window row; the tile's first column
     __device__ __forceinline__ bool row_ok(int rr) const { return ih0 + rr >= 0 && ih0 + rr < kIH; }
-    __device__ __forceinline__ float operator()(int rr, int col) const
+    __device__ __forceinline__ float operator()(int rr, int j, int kw) const
     {
-        const int iw = iw0 + col;
+        const int iw = iw0 + j * kSW + kw * kDW;
         return unsigned(iw) < unsigned(kIW) ? load_at(*a, (plane + ih0 + rr) * kIW + iw) : kIdent;
     }
 };
@@ -334,7 +358,7 @@ __device__ __forceinline__ void accumulate(const Rows &src, int tx, float (&acc)
             h[c] = kIdent;
             CUTE_UNROLL
             for (int kw = 0; kw < kKW; ++kw)
-                h[c] = combine(h[c], src(rr, (tx + c * kTX) * kSW + kw * kDW));
+                h[c] = combine(h[c], src(rr, tx + c * kTX, kw));
         }
         CUTE_UNROLL
         for (int t = 0; t < kRows; ++t) {
@@ -397,7 +421,8 @@ __device__ __forceinline__ void accumulate_tap(const Args &a, const Tile &t, int
 {
     const int tx = tid % kTX, ty = tid / kTX;
     if constexpr (kSmem) {
-        accumulate(SmemRows{ sm, ty * kRows * kSH, tile_iw0(t) - floor_ld(tile_iw0(t)) }, tx, acc);
+        const int shift = kAlignStage ? tile_iw0(t) - floor_ld(tile_iw0(t)) : 0;
+        accumulate(SmemRows{ sm, ty * kRows * kSH, shift }, tx, acc);
     } else {
         accumulate(GlobalRows{ &a, (t.nc * kID + id) * kIH, tile_ih0(t) + ty * kRows * kSH, tile_iw0(t) },
                    tx, acc);

@@ -514,38 +514,69 @@ static void geom(const recipe_pool *q, const recipe_params *k, int esize, struct
     g->rows_in = (g->tile_h - 1) * q->s[1] + (q->k[1] - 1) * q->dil[1] + 1;
     g->cols_in = (g->tile_w - 1) * q->s[2] + (q->k[2] - 1) * q->dil[2] + 1;
     const int64_t chunks = (g->cols_in + 2 * (ld - 1)) / ld;
-    g->cols_s = chunks * ld;
+    g->cols_s = chunks * ld; /* columns loaded a staged row */
     const int64_t perm = q->s[2] % 2 == 0 ? q->s[2] : 1;
-    const int64_t row_s = perm * ((g->cols_s + perm - 1) / perm);
+    const int64_t kept = perm == 1 ? g->cols_s : g->cols_in;
+    const int64_t row_s = perm * ((kept + perm - 1) / perm);
     g->smem_bytes = k->pool.smem ? g->rows_in * row_s * 4 : 0;
     g->useful = (double)(q->out[1] * q->out[2]) / (double)(g->nth * g->tile_h * g->ntw * g->tile_w);
 }
 
 /*
- * A rough cost per output, in L1 wavefronts (128 bytes a cycle an SM: the resource these
- * kernels run out of before DRAM when windows overlap or are strided). Staged: the fill's
- * 16-byte loads and its shared-memory stores, then one wavefront per warp read of the tile
- * (conflict-free: columns are permuted when the stride is even). Direct: each warp load of
- * a window tap touches the lines its 32 threads span (stride SW apart), plus one for
- * misalignment. Divided by the outputs that exist, so ragged tiles pay for their waste.
+ * A rough time per output, in SM cycles: the largest of
+ * - L1: wavefronts (128 bytes a cycle an SM, the resource these kernels run out of before
+ *   DRAM when windows overlap or are strided). Staged: the fill's 16-byte loads, its
+ *   shared stores (16-byte for odd strides, else one a float), one wavefront per warp
+ *   read of the stage (conflict-free: see pool.cu). Direct: each warp load of a tap
+ *   touches the lines its 32 threads span (SW apart), plus one for misalignment;
+ * - latency: the bytes a CTA loads over the bytes an SM has in flight (resident CTAs x
+ *   what one issues at once), times ~1000 cycles of memory latency: tiles too small to
+ *   keep enough loads in flight cannot reach DRAM bandwidth whatever their L1 cost;
+ * - L2: the bytes a CTA brings into the SM (the stage, or the window rows the direct
+ *   loads miss in L1: the same), halos and restaged D taps included, at ~12 TB/s;
+ * - DRAM: the input and output bytes over 4.8 TB/s shared by the SMs (the floor).
+ * The largest decides, a quarter of the others breaks ties (variants at the DRAM floor
+ * differ in what they spend to get there). Per output that exists, so ragged tiles pay.
  */
-static double cost(const recipe_pool *q, const recipe_params *k, int esize, const struct geom *g)
+static double cost(const recipe_pool *q, const recipe_params *k, int esize, const struct geom *g,
+                   const recipe_hw *hw)
 {
     const double warps = k->threads / 32.0;
     const double taps = (double)q->k[0] * g->rows_t * q->k[2] * k->pool.cols;
-    double per_cta;
+    const double outputs = (double)g->tile_w * g->tile_h * g->useful;
+    double l1, loaded, inflight_cta;
+    const double staged_bytes = (double)q->k[0] * g->rows_in * g->cols_s * esize;
+    double ctas = fmin(fmin(2048.0 / k->threads, 32), (double)hw->max_threads_per_sm / k->threads);
     if (k->pool.smem) {
         const double fill = (double)q->k[0] * g->rows_in * g->cols_s;
-        per_cta = fill * esize / 128.0 + fill / 32.0 + warps * taps;
-        /* fewer than 1024 threads an SM (shared memory bound): less latency hidden */
-        const double ctas = fmin(2048.0 / k->threads, floor(228.0 * 1024 / (g->smem_bytes + 1024)));
-        if (ctas * k->threads < 1024)
-            per_cta *= 1024.0 / (ctas * k->threads);
+        l1 = fill * esize / 128.0 + fill / (q->s[2] % 2 ? 128.0 : 32.0) + warps * taps;
+        ctas = fmin(ctas, floor(228.0 * 1024 / (g->smem_bytes + 1024)));
+        loaded = fill * esize;
+        const double per_tap = (double)g->rows_in * g->cols_s * esize;
+        const double batch = fmin(ceil(per_tap / 16.0 / k->threads), 32.0 / (16 / esize));
+        inflight_cta = fmin(per_tap, batch * 16.0 * k->threads);
     } else {
-        double lines = ceil(32.0 * q->s[2] * esize / 128.0) + 1;
-        per_cta = warps * taps * fmin(lines, 32);
+        const double lines = fmin(ceil(32.0 * q->s[2] * esize / 128.0) + 1, 32);
+        l1 = warps * taps * lines;
+        loaded = (double)k->threads * taps * esize;
+        inflight_cta = k->threads * fmin((double)k->pool.cols * q->k[2] * (g->rows_t < 2 ? g->rows_t : 2), 32) * esize;
     }
-    return per_cta / ((double)g->tile_w * g->tile_h * g->useful);
+    const double per_sm_cycle = hw->sms * 1.98e9;
+    const double latency = fmin(loaded, staged_bytes) * 1000.0 / (ctas * inflight_cta) / outputs;
+    const double l2 = staged_bytes / (12e12 / per_sm_cycle) / outputs;
+    double in = q->nc, out = q->nc;
+    for (int d = 0; d < 3; d++) {
+        in *= q->in[d];
+        out *= q->out[d];
+    }
+    const double dram = (in + out) * esize / out / (4.8e12 / per_sm_cycle);
+    const double t[4] = { l1 / outputs, latency, l2, dram };
+    double worst = 0, sum = 0;
+    for (int i = 0; i < 4; i++) {
+        worst = fmax(worst, t[i]);
+        sum += t[i];
+    }
+    return worst + 0.25 * (sum - worst);
 }
 
 /*
@@ -557,23 +588,24 @@ static double cost(const recipe_pool *q, const recipe_params *k, int esize, cons
  * - staged tiles: at most 40 KB of shared memory (static limit 48 KB);
  * - at most 2^31 - 1 CTAs; fewer than 2 CTAs an SM only when nothing else fits;
  * - at least half the computed outputs must exist (ragged tiles), unless none would;
- * then ordered by cost() (cheapest first), keeping at least two direct variants (a second
- * code path, in case the staged one fails on the GPU).
+ * then ordered by cost() (cheapest first; equal costs, as under the DRAM floor, keep the
+ * loops' order: staged first, bigger CTAs first), keeping at least two direct variants (a
+ * second code path, in case the staged one fails on the GPU).
  */
 int recipe_pool_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     const recipe_pool *q = &p->pool;
     const int esize = elem_size(operand_dtype(p));
-    static const int threads[] = { 256, 128, 64 };
+    static const int threads[] = { 256, 128, 64, 32 };
     static const int cols[] = { 1, 2, 4, 8 };
     static const int rows[] = { 1, 2, 4, 8 };
-    recipe_params cand[2 * 3 * 4 * 4];
+    recipe_params cand[2 * 4 * 4 * 4];
     double score[sizeof cand / sizeof cand[0]];
     int n = 0;
     /* pass 1 drops the grid-size rule, pass 2 the ragged-tile one too (tiny planes) */
     for (int pass = 0; pass < 3 && n == 0; pass++) {
         for (int smem = 1; smem >= 0; smem--)
-            for (size_t t = 0; t < 3; t++)
+            for (size_t t = 0; t < 4; t++)
                 for (size_t c = 0; c < 4; c++)
                     for (size_t r = 0; r < 4; r++) {
                         recipe_params k;
@@ -605,7 +637,7 @@ int recipe_pool_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                             dup = !memcmp(&cand[i], &k, sizeof k);
                         if (dup)
                             continue;
-                        score[n] = cost(q, &k, esize, &g);
+                        score[n] = cost(q, &k, esize, &g, hw);
                         cand[n++] = k;
                     }
     }

@@ -606,11 +606,27 @@ static void test_pool_variants(void **state)
             assert_true(staged >= 1);
         recipe_plan_release(&p);
     }
+    /* what the cost model must prefer: staged first; long 1-D rows in tiles big enough to
+     * keep ~30 KB in flight an SM (8 columns a thread); overlapping 2-D/3-D windows in
+     * 8-row strips (an input row read once serves 8 outputs) */
+    recipe_plan p;
+    recipe_params v[64];
+    static const struct { const char *name; int cols, rows; } first[] = {
+        { "real_l1_41_Max_Pooling_1D", 8, 1 }, { "real_l1_44_Average_Pooling_1D", 8, 1 },
+        { "real_l1_42_Max_Pooling_2D", 2, 8 }, { "real_l1_43_Max_Pooling_3D", 1, 8 },
+        { "real_l1_46_Average_Pooling_3D", 1, 8 }, { "real_l1_45_Average_Pooling_2D", 1, 1 },
+    };
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
+        load(first[i].name, &p);
+        assert_true(recipe_variants(&p, &hw, v, 64) > 0);
+        if (!v[0].pool.smem || v[0].pool.cols != first[i].cols || v[0].pool.rows != first[i].rows)
+            fail_msg("%s: variant 0 is cols %d rows %d smem %d", first[i].name, v[0].pool.cols,
+                     v[0].pool.rows, v[0].pool.smem);
+        recipe_plan_release(&p);
+    }
     /* an SM of 128 threads: no bigger CTA */
     hw.max_threads_per_sm = 128;
-    recipe_plan p;
     load("real_l1_42_Max_Pooling_2D", &p);
-    recipe_params v[64];
     int n = recipe_variants(&p, &hw, v, 64);
     assert_true(n >= 1);
     for (int k = 0; k < n; k++)
