@@ -125,9 +125,8 @@ constexpr int kStageCols = kAlignStage ? kChunks * kLd : kColsIn;  // columns a 
 constexpr int kCQ = (kStageCols + kPerm - 1) / kPerm;             // columns of one residue
 constexpr int kRowS = kPerm * kCQ;                                 // a staged row, in floats
 constexpr int kSmemElems = kSmem ? kRowsIn * kRowS : 1;
-constexpr int kFillN = kRowsIn * kChunks;                    // chunks to stage
+constexpr int kFillN = kRowsIn * kChunks;                       // chunks to stage
 constexpr int kFillIters = (kFillN + kThreads - 1) / kThreads;  // ... a thread
-constexpr int kBatch = kFillIters < 32 / kLd ? kFillIters : 32 / kLd;  // ... in flight
 // 16-byte loads need rows that start on 16 bytes: the whole row a multiple of 16 bytes.
 constexpr bool kVecRows = kIW % kLd == 0;
 constexpr float kIdent = kMax ? -INFINITY : 0.f;
@@ -148,6 +147,16 @@ template <int I> struct In;
     template <> struct In<i> { using type = ctype; static constexpr int kind = k; static constexpr int dtype = dt; };
 CGR_INPUTS(CGR_DEF_IN)
 #undef CGR_DEF_IN
+
+#define CGR_COUNT_FULL(i, ctype, k, dt) + (k == cgr::CGR_FULL ? 1 : 0)
+constexpr int kNFull = 0 CGR_INPUTS(CGR_COUNT_FULL);  // inputs read whole (the operand's)
+#undef CGR_COUNT_FULL
+static_assert(kNFull >= 1, "the operand reads an input");
+// Chunks a thread loads before storing any (bytes in flight), within ~32 registers of
+// raw data: a 16-byte load is 4 registers an input; an element load 1.
+constexpr int clamp_batch(int b) { return b < 1 ? 1 : b > kFillIters ? kFillIters : b; }
+constexpr int kBatchVec = clamp_batch(8 / kNFull);
+constexpr int kBatchScalar = clamp_batch(32 / (kLd * kNFull));
 
 template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
 {
@@ -200,34 +209,47 @@ __device__ __forceinline__ float load_at(const Args &a, int64_t e)
     return cgr_pro(x);
 }
 
-// LD operand values from a 16-byte aligned flat element e.
-__device__ __forceinline__ void load_chunk(const Args &a, int64_t e, float (&v)[kLd])
+// One staged chunk's raw elements, per input (only FULL inputs' entries are used).
+struct Raw {
+    alignas(16) T v[kNin > 0 ? kNin : 1][kLd];
+};
+
+// Loads the chunk at flat element e (16-byte aligned when vec): whole, or the elements
+// whose column iw + j lies in the row (the rest are not read).
+template <bool kVec>
+__device__ __forceinline__ void load_raw(const Args &a, int64_t e, int iw, Raw &r)
 {
-    alignas(16) T raw[kNin > 0 ? kNin : 1][kLd];
-    float sval[kNin > 0 ? kNin : 1];
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        if constexpr (In<I>::kind == CGR_FULL) {
+            const T *p = static_cast<const T *>(a.in[I]) + e;
+            if constexpr (kVec) {
+                *reinterpret_cast<uint4 *>(r.v[I]) = ldg(reinterpret_cast<const uint4 *>(p));
+            } else {
+                CUTE_UNROLL
+                for (int j = 0; j < kLd; ++j)
+                    if (unsigned(iw + j) < unsigned(kIW))
+                        r.v[I][j] = ldg(p + j);
+            }
+        }
+    });
+}
+
+// The operand (the prologue) at element j of a loaded chunk.
+__device__ __forceinline__ float operand_of(const Args &a, const Raw &r, int j)
+{
+    float x[kNin > 0 ? kNin : 1];
     for_inputs([&](auto ic) {
         constexpr int I = decltype(ic)::value;
         using E = typename In<I>::type;
-        const E *p = static_cast<const E *>(a.in[I]);
         if constexpr (In<I>::kind == CGR_FULL)
-            *reinterpret_cast<uint4 *>(raw[I]) = ldg(reinterpret_cast<const uint4 *>(p + e));
+            x[I] = cgr::to_f(r.v[I][j]);
         else if constexpr (In<I>::kind == CGR_SCALAR)
-            sval[I] = cgr::to_f(p[0]);
+            x[I] = cgr::to_f(static_cast<const E *>(a.in[I])[0]);
         else
-            sval[I] = 0.f;
+            x[I] = 0.f;
     });
-    CUTE_UNROLL
-    for (int j = 0; j < kLd; ++j) {
-        float x[kNin > 0 ? kNin : 1];
-        for_inputs([&](auto ic) {
-            constexpr int I = decltype(ic)::value;
-            if constexpr (In<I>::kind == CGR_FULL)
-                x[I] = cgr::to_f(raw[I][j]);
-            else
-                x[I] = sval[I];
-        });
-        v[j] = cgr_pro(x);
-    }
+    return cgr_pro(x);
 }
 
 // ------------------------------------------------------------------ tiles
@@ -266,49 +288,54 @@ __device__ __forceinline__ int floor_ld(int c)
 __device__ __forceinline__ int tile_ih0(const Tile &t) { return t.oh0 * kSH - kPH; }
 __device__ __forceinline__ int tile_iw0(const Tile &t) { return t.ow0 * kSW - kPW; }
 
-// Stages the tile's input rows of plane id: thread tid's share of the chunks, BATCH at a
-// time, every load of a batch issued before its stores (bytes in flight).
+// Stages the tile's input rows of plane id: thread tid's share of the chunks, a batch at
+// a time, every load of a batch issued before any of its conversions and stores (bytes in
+// flight). A chunk is loaded whole when its row is 16-byte aligned and it lies in the row
+// (rows are LD-multiples, so a chunk is wholly in or out), else element by element.
 template <bool kVec>
 __device__ __forceinline__ void fill(const Args &a, const Tile &t, int id, int tid, float *sm)
 {
+    constexpr bool kWhole = kVec && kVecRows;
+    constexpr int kB = kWhole ? kBatchVec : kBatchScalar;
     Tensor s = make_tensor(make_smem_ptr(sm), smem_layout());
     const int ih0 = tile_ih0(t), ca = floor_ld(tile_iw0(t));
     const int off = kAlignStage ? 0 : tile_iw0(t) - ca;  // staged column 0 is input column ca + off
-    const int64_t plane = (t.nc * kID + id) * kIH;  // the plane's first row
-    for (int i0 = 0; i0 < kFillIters; i0 += kBatch) {
-        float v[kBatch][kLd];
+    const int64_t plane = (t.nc * kID + id) * kIH;         // the plane's first row
+    for (int i0 = 0; i0 < kFillIters; i0 += kB) {
+        Raw raw[kB];
         CUTE_UNROLL
-        for (int b = 0; b < kBatch; ++b) {
+        for (int b = 0; b < kB; ++b) {
             const int i = (i0 + b) * kThreads + tid;
             const int r = i / kChunks, ch = i % kChunks;
             const int ih = ih0 + r, iw = ca + ch * kLd;
             const bool row_in = i < kFillN && ih >= 0 && ih < kIH;
-            const int64_t e = (plane + ih) * kIW + iw;
-            if (kVec && kVecRows && row_in && iw >= 0 && iw + kLd <= kIW) {
-                load_chunk(a, e, v[b]);
-            } else {
-                CUTE_UNROLL
-                for (int j = 0; j < kLd; ++j)
-                    v[b][j] = row_in && iw + j >= 0 && iw + j < kIW ? load_at(a, e + j) : kIdent;
-            }
+            const bool whole = iw >= 0 && iw + kLd <= kIW;
+            if (row_in && (!kWhole || whole))
+                load_raw<kWhole>(a, (plane + ih) * kIW + iw, iw, raw[b]);
         }
         CUTE_UNROLL
-        for (int b = 0; b < kBatch; ++b) {
+        for (int b = 0; b < kB; ++b) {
             const int i = (i0 + b) * kThreads + tid;
             if (i >= kFillN)
                 continue;
             const int r = i / kChunks, ch = i % kChunks;
+            const int ih = ih0 + r, iw = ca + ch * kLd;
+            const bool row_in = ih >= 0 && ih < kIH;
+            float v[kLd];
+            CUTE_UNROLL
+            for (int j = 0; j < kLd; ++j)
+                v[j] = row_in && unsigned(iw + j) < unsigned(kIW) ? operand_of(a, raw[b], j) : kIdent;
             if constexpr (kAlignStage) {
                 float4 *dst = reinterpret_cast<float4 *>(&s(r, ch * kLd));
                 CUTE_UNROLL
                 for (int q = 0; q < kLd / 4; ++q)
-                    dst[q] = make_float4(v[b][4 * q], v[b][4 * q + 1], v[b][4 * q + 2], v[b][4 * q + 3]);
+                    dst[q] = make_float4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
             } else {
                 CUTE_UNROLL
                 for (int j = 0; j < kLd; ++j) {
                     const int col = ch * kLd + j - off;
                     if (col >= 0 && col < kStageCols)
-                        s(r, col) = v[b][j];
+                        s(r, col) = v[j];
                 }
             }
         }
