@@ -284,7 +284,7 @@ __device__ __forceinline__ int floor_ld(int c)
     return c >= 0 ? c / kLd * kLd : -((-c + kLd - 1) / kLd) * kLd;
 }
 
-// The first input row of the tile, and the chunk-aligned first staged column.
+// The tile's first input row and column (negative in the left/top padding).
 __device__ __forceinline__ int tile_ih0(const Tile &t) { return t.oh0 * kSH - kPH; }
 __device__ __forceinline__ int tile_iw0(const Tile &t) { return t.ow0 * kSW - kPW; }
 
