@@ -14,6 +14,7 @@
 #include "recipe_norm.h"
 #include "recipe_gemm.h"
 #include "recipe_conv.h"
+#include "recipe_pool.h"
 #include "util.h"
 
 /* ================================================================== plan */
@@ -521,6 +522,21 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
     return -2;
 }
 
+/* A pooling (src/recipe_pool.c reads the call): its value is the accumulator leaf, as a
+ * reduction's is, so the operand may be a prologue and constants may follow. -2 when
+ * name is no pooling. */
+static int pooling(struct walk *w, const char *name, const json_t *node, const struct value *x,
+                   const char *repr, bool is_module, struct value *out)
+{
+    int rc = recipe_pool_parse(name, node, repr, is_module, &w->p->pool, w->why);
+    if (rc)
+        return rc;
+    if (begin_reduction(w, x, name))
+        return 1;
+    w->p->family = RECIPE_POOL;
+    return set_reduction(w, RED_MAX, x->node, 0, false, out);
+}
+
 /* The input index of a spec tensor by name, else -1. */
 static int input_by_name(const recipe_plan *p, const char *name)
 {
@@ -658,6 +674,8 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
             rc = reduction(w, fname, node, &x, repr, is_module, &out);
             if (rc == -2)
                 rc = elementwise(w, fname, node, &x, repr, is_module, &out);
+            if (rc == -2)
+                rc = pooling(w, fname, node, &x, repr, is_module, &out);
             if (rc == -2)
                 return not_covered(w, "operator '%s' is not in the recipe families", is_module ? fname : target);
         }
@@ -869,6 +887,33 @@ static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_ac
     return 0;
 }
 
+/* The pooled operand's tensor, its inputs' kinds and the epilogue; then recipe_pool.c. */
+static int finish_pool(recipe_plan *p, int result, const unsigned char *has_acc, strbuf *why)
+{
+    bool used[RECIPE_MAX_INPUTS] = { false };
+    mark_used(p, p->root, used);
+    const recipe_tensor *x = NULL;
+    for (int i = 0; i < p->n_inputs && !x; i++)
+        if (used[i] && numel(&p->inputs[i]) > 1)
+            x = &p->inputs[i];
+    if (!x) {
+        strbuf_adds(why, "not covered: the pooled operand has no tensor input");
+        return 1;
+    }
+    if (!is_float_dtype(x->dtype)) {
+        strbuf_addf(why, "not covered: pooling of dtype %s", x->dtype);
+        return 1;
+    }
+    if (classify_inputs(p, x, true, why))
+        return 1;
+    if (result != p->root && !has_acc[result]) {
+        strbuf_adds(why, "not covered: the output does not depend on the pooling");
+        return 1;
+    }
+    p->epi = p->nodes[result].op == RX_ACC ? -1 : result;
+    return recipe_pool_finish(p, x, why);
+}
+
 int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
 {
     recipe_plan_release(p);
@@ -952,6 +997,8 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
                 strbuf_adds(why, "not covered: an input is larger than the output (a reduction or view?)");
                 rc = 1;
             }
+        } else if (p->family == RECIPE_POOL) {
+            rc = finish_pool(p, result, w.has_acc, why);
         } else {
             p->family = RECIPE_REDUCE;
             rc = finish_reduce(p, result, w.has_acc, why);
@@ -1095,7 +1142,8 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
         return;
     }
     strbuf_addf(out, "family: %s\n", p->family == RECIPE_POINTWISE ? "pointwise" :
-                                     p->family == RECIPE_REDUCE ? "reduce" : "none");
+                                     p->family == RECIPE_REDUCE ? "reduce" :
+                                     p->family == RECIPE_POOL ? "pool" : "none");
     for (int i = 0; i < p->n_inputs; i++) {
         strbuf_addf(out, "input %d: %s %s ", i, p->inputs[i].name, p->inputs[i].dtype);
         shape_text(&p->inputs[i], out);
@@ -1121,6 +1169,8 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
             rx_format(p, p->epi, out);
             strbuf_addc(out, '\n');
         }
+    } else if (p->family == RECIPE_POOL) {
+        recipe_pool_describe(p, out);
     }
 }
 
@@ -1145,6 +1195,8 @@ void recipe_summary(const recipe_plan *p, strbuf *out)
     } else if (p->family == RECIPE_CONV) {
         recipe_conv_summary(p, out);
         return;
+    } else if (p->family == RECIPE_POOL) {
+        recipe_pool_summary(p, out);
     } else {
         strbuf_adds(out, "none");
         return;

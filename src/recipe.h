@@ -20,6 +20,8 @@
  *  - CONV (src/recipe_conv.c): nn.Conv1d/Conv2d/Conv3d (groups 1, fp32, zero padding) of
  *    an input as an implicit GEMM, then a pointwise epilogue that may read further inputs
  *    (the conv's bias, a per-channel bias, scalars, a same-shaped residual).
+ *  - POOL: max and average pooling over the last 1-3 dims (src/recipe_pool.c), with a
+ *    pointwise prologue and epilogue; global pooling is planned as a REDUCE.
  * Anything else is "not covered", with the reason in words.
  *
  * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
@@ -62,7 +64,7 @@ typedef struct rx_node {
 } rx_node;
 
 enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_NORM, RECIPE_GEMM,
-                      RECIPE_CONV };
+                      RECIPE_CONV, RECIPE_POOL };
 
 enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
@@ -137,6 +139,27 @@ typedef struct recipe_conv_plan {
     enum recipe_conv_in kind[RECIPE_MAX_INPUTS];
 } recipe_conv_plan;
 
+/*
+ * POOL (src/recipe_pool.c, recipes/pool.cu): max or average pooling over the last 1-3
+ * dims, as PyTorch's MaxPoolNd/AvgPoolNd (and adaptive pooling whose output divides the
+ * input). Every array is 3-D pooling's (depth, height, width): 1-D and 2-D pooling leave
+ * the leading entries at a window of 1, stride 1, no padding, size 1.
+ */
+typedef struct recipe_pool {
+    bool is_max;              /* max (padding is -inf, NaN propagates), else average */
+    bool adaptive;            /* adaptive_*: the windows follow from in and out */
+    int nsp;                  /* dims pooled: 1, 2 or 3 (the last nsp of the operand) */
+    int64_t k[3], s[3], pad[3], dil[3];
+    int64_t in[3], out[3];    /* the operand's and the output's pooled sizes */
+    int64_t want_out[3];      /* adaptive: the output size asked for (-1: the input's) */
+    bool ceil_mode;
+    bool ceil_known;          /* false: not in the module's repr, decided by the output */
+    bool count_include_pad;   /* average: padding counts in the divisor (PyTorch's default) */
+    bool cip_known;           /* false: AvgPoolNd's repr does not print it (default assumed) */
+    int64_t divisor;          /* average: divisor_override, 0 when none */
+    int64_t nc;               /* the operand's leading dims, multiplied */
+} recipe_pool;
+
 typedef struct recipe_plan {
     enum recipe_family family;
     int n_inputs;
@@ -154,6 +177,7 @@ typedef struct recipe_plan {
     struct recipe_norm *norm; /* NORM: statistics and view (src/recipe_norm.h); owned */
     recipe_gemm_plan gemm;   /* GEMM */
     recipe_conv_plan conv;   /* CONV */
+    recipe_pool pool;        /* POOL (the operand is root, the epilogue epi, as for REDUCE) */
 } recipe_plan;
 
 void recipe_plan_init(recipe_plan *p);
@@ -220,6 +244,13 @@ typedef struct recipe_params {
                         cache vectors a thread); 0: not a cluster kernel */
     recipe_gemm_params gemm; /* GEMM */
     recipe_conv_params conv; /* CONV */
+    struct recipe_pool_params {
+        int cols;    /* output columns per thread (tx apart, so a warp's accesses are contiguous) */
+        int rows;    /* output rows per thread (2-D/3-D pooling) */
+        int tx;      /* threads across the output's last dim; threads / tx row groups */
+        int smem;    /* 1: the CTA stages its input rows in shared memory; 0: windows are
+                        read from global memory through L1/L2 */
+    } pool;          /* POOL; all 0 otherwise */
 } recipe_params;
 
 /* What the variants are pruned by. */
@@ -248,8 +279,8 @@ void recipe_params_format(const recipe_params *k, strbuf *out);
 
 /*
  * Writes the complete candidate .cu for plan and params into cu: the template
- * (recipes/pointwise.cu, recipes/reduce.cu, or recipes/softmax_cluster.cu when
- * params->cluster > 0, under recipes_dir) with its
+ * (recipes/pointwise.cu, recipes/reduce.cu, recipes/softmax_cluster.cu when
+ * params->cluster > 0, or recipes/pool.cu, under recipes_dir) with its
  * `#include "X" // recipe:inline` lines replaced by recipes_dir/X and its
  * `// recipe:params` line by the generated parameters and expressions. Returns 0, or -1
  * with a message in err (a template missing or unreadable).

@@ -19,6 +19,7 @@
 #include "recipe_norm.h"
 #include "recipe_gemm.h"
 #include "recipe_conv.h"
+#include "recipe_pool.h"
 #include "util.h"
 
 /* ================================================================== types */
@@ -208,6 +209,12 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
                         "#define CGR_CACHE %d\n", k->threads, k->row_threads, k->split, k->cache);
         if (k->cluster > 0)
             strbuf_addf(sb, "#define CGR_CLUSTER %d\n#define CGR_VECS %d\n", k->cluster, k->cache);
+    } else if (p->family == RECIPE_POOL) {
+        for (int i = 0; i < p->n_inputs && !tdt; i++)
+            if (p->kind[i] == RK_FULL)
+                tdt = p->inputs[i].dtype;
+        strbuf_addf(sb, "#define CGR_T %s\n#define CGR_DTYPE %s\n", ctype_of(tdt), cgdtype_of(tdt));
+        recipe_pool_emit(p, k, sb);
     } else {
         strbuf_addf(sb, "#define CGR_T %s\n#define CGR_OUT_DTYPE %s\n", ctype_of(tdt), cgdtype_of(tdt));
         strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_UNROLL %d\n", k->threads, k->unroll);
@@ -261,6 +268,7 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
                      : p->family == RECIPE_NORM ? "norm.cu"
                      : p->family == RECIPE_GEMM ? recipe_gemm_template(p, k)
                      : p->family == RECIPE_CONV ? recipe_conv_template(p, k)
+                     : p->family == RECIPE_POOL ? "pool.cu"
                      : k->cluster > 0 ? "softmax_cluster.cu" : "reduce.cu";
     char *path = xasprintf("%s/%s", recipes_dir, tmpl);
     strbuf text = STRBUF_INIT;
@@ -377,6 +385,9 @@ void recipe_params_format(const recipe_params *k, strbuf *out)
         strbuf_addf(out, " cluster=%d vecs=%d", k->cluster, k->cache);
     else if (k->row_threads)
         strbuf_addf(out, " row_threads=%d split=%d cache=%d", k->row_threads, k->split, k->cache);
+    if (k->pool.tx)
+        strbuf_addf(out, " tx=%d cols=%d rows=%d %s", k->pool.tx, k->pool.cols, k->pool.rows,
+                    k->pool.smem ? "staged" : "direct");
 }
 
 static int push(recipe_params *out, int n, int max, recipe_params k)
@@ -424,6 +435,8 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
     if (p->family == RECIPE_NORM)
         return recipe_norm_variants(p, hw, out, max); /* recipe_norm.c */
     const int budget = 96;
+    if (p->family == RECIPE_POOL)
+        return recipe_pool_variants(p, hw, out, max);
     if (p->family == RECIPE_POINTWISE) {
         static const int cand[][2] = { { 256, 4 }, { 512, 2 }, { 128, 8 }, { 256, 8 },
                                        { 256, 2 }, { 512, 4 } };
@@ -433,7 +446,7 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
         int64_t elems = tensor_numel(&p->output);
         int vec = 16 / elem_bytes(p->output.dtype);
         for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
-            recipe_params k = { cand[c][0], cand[c][1], 0, 1, 0, 0, {0}, {0} };
+            recipe_params k = { .threads = cand[c][0], .unroll = cand[c][1], .split = 1 };
             if (k.threads > 1024 || k.threads > hw->max_threads_per_sm)
                 continue;
             if (k.unroll * 4 * (n_full + 1) > budget)
@@ -444,7 +457,7 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
             n = push(out, n, max, k);
         }
         if (n == 0)
-            n = push(out, n, max, (recipe_params){ 128, 1, 0, 1, 0, 0, {0}, {0} });
+            n = push(out, n, max, (recipe_params){ .threads = 128, .unroll = 1, .split = 1 });
         return n;
     }
     if (p->family == RECIPE_GEMM)
@@ -487,7 +500,8 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
                     int64_t vecs = p->r / per;
                     if (vecs * vec > 96)
                         continue;
-                    recipe_params k = { cl_threads[t], 0, cl_threads[t], 1, (int)vecs, cl_size[c], {0}, {0} };
+                    recipe_params k = { .threads = cl_threads[t], .row_threads = cl_threads[t], .split = 1,
+                                        .cache = (int)vecs, .cluster = cl_size[c] };
                     n = push(out, n, max, k);
                 }
         }
@@ -499,7 +513,7 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
                 continue;
             for (int c = 0; c < nc; c++) {
                 for (int s = split; s >= 1; s = s > 1 ? s / 2 : 0) {
-                    recipe_params k = { cand[c][0], 0, cand[c][1], s, 0, 0, {0}, {0} };
+                    recipe_params k = { .threads = cand[c][0], .row_threads = cand[c][1], .split = s };
                     if (k.threads > hw->max_threads_per_sm)
                         continue;
                     if (soft && s == 1) {
@@ -531,9 +545,9 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
             while (split > 1 && p->r / split < 64)
                 split >>= 1;
         }
-        n = push(out, n, max, (recipe_params){ threads[c], 0, 1, split, 0, 0, {0}, {0} });
+        n = push(out, n, max, (recipe_params){ .threads = threads[c], .row_threads = 1, .split = split });
         if (split > 1)
-            n = push(out, n, max, (recipe_params){ threads[c], 0, 1, 1, 0, 0, {0}, {0} });
+            n = push(out, n, max, (recipe_params){ .threads = threads[c], .row_threads = 1, .split = 1 });
     }
     return n;
 }

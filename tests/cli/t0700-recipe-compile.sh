@@ -2,10 +2,10 @@
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
 # (docs/abi.md), two compilers at once; one reduction, one pointwise, two norm, one
-# tensor-core GEMM and one conv kernel also compile for sm_80 (the SM80-class path).
-# Norm fixtures that repeat another one's kernel path are built only with
-# CUTEGEN_RECIPE_VARIANTS=all. GEMM fixtures: by default a sample of different structure
-# (each takes ~30 s). Needs nvcc and CUTLASS; skips, saying so,
+# tensor-core GEMM, one conv and two pooling kernels also compile for sm_80 (the
+# SM80-class path). Norm fixtures that repeat another one's kernel path are built only
+# with CUTEGEN_RECIPE_VARIANTS=all. GEMM fixtures: by default a sample of different
+# structure (each takes ~30 s). Needs nvcc and CUTLASS; skips, saying so,
 # without them. By default only variant 0 of each fixture is compiled (a few minutes);
 # CUTEGEN_RECIPE_VARIANTS=all compiles every variant (168 kernels: 8-20 min on 2 cores).
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +33,7 @@ echo "90a $SRC/recipes/gemm_tc.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/gemm_gemv.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/conv_tc.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/conv_dw.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/pool.cu $SRC/recipes" >>"$jobs"
 
 covered=0
 # GEMM fixtures built by default: each operand layout, 4-byte copies, batches, split-K,
@@ -92,6 +93,11 @@ if [ -f "$TMP/gen/conv2d_relu_biasadd.v0.cu" ]; then
   cp "$TMP/gen/conv2d_relu_biasadd.v0.cu" "$TMP/gen/conv2d_relu_biasadd.sm80.cu"
   echo "80 $TMP/gen/conv2d_relu_biasadd.sm80.cu -" >>"$jobs"
 fi
+# pooling: a staged 3-D fp16 kernel with prologue and epilogue, and a direct bf16 one
+cp "$TMP/gen/pool_pro_epi_fp16.v0.cu" "$TMP/gen/pool_pro_epi_fp16.sm80.cu"
+cp "$TMP/gen/pool_epi_bf16.v0.cu" "$TMP/gen/pool_epi_bf16.sm80.cu"
+echo "80 $TMP/gen/pool_pro_epi_fp16.sm80.cu -" >>"$jobs"
+echo "80 $TMP/gen/pool_epi_bf16.sm80.cu -" >>"$jobs"
 
 cat >"$TMP/compile.sh" <<EOS
 #!/usr/bin/env bash
@@ -120,6 +126,6 @@ if [ "$nfail" -ne 0 ]; then
   done
   failures=$((failures + 1))
 else
-  echo "ok: all $total kernels compile (sm_90a, and sm_80 for six)"
+  echo "ok: all $total kernels compile (sm_90a, and sm_80 for eight)"
 fi
 finish

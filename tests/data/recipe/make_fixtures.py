@@ -221,6 +221,140 @@ unary("leaky_module", "custom_leaky_module.py",
       [mod("act", "act", "LeakyReLU", "LeakyReLU(negative_slope=0.2)", ["%x"]),
        meth("mul", "mul", ["%act", 3.0]), out("%mul")], shape=[4096, 4096])
 
+# --- pooling (the POOL family; recipes/pool.cu)
+def pool_out(n, k, s=None, p=0, d=1, ceil=False):
+    """PyTorch's pooled size (ATen's pooling_output_shape), to write the outputs' shapes."""
+    s = s or k
+    num = n + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil else 0)
+    o = num // s + 1
+    if ceil and (o - 1) * s >= n + p:
+        o -= 1
+    return o
+
+
+def pool(key, problem, shape, out_spatial, nodes, dtype="float32", init=(), expect="pool",
+         extra_inputs=()):
+    nsp = len(out_spatial)
+    out_shape = list(shape[:len(shape) - nsp]) + list(out_spatial)
+    FIX[key] = spec(problem, [tensor("x", shape, dtype)] + list(extra_inputs),
+                    [tensor("output", out_shape, dtype)], [ph("x")] + nodes, init)
+    EXPECT[key] = expect
+
+
+# KernelBench level 1, 41-46: the real task specs (tests/gpu/dump_specs.py on the GPU
+# host), copied in unchanged as real_l1_*.json; see REAL below. The small fixtures next
+# use the same module reprs.
+# the same windows on small shapes (tests/cli/t0702-recipe-pool-emu.sh runs these kernels
+# on the host against ATen's loops); ragged sizes, rows that are not 16-byte multiples
+pool("pool_emu_max1d", "custom_max1d.py", [2, 3, 1000], [pool_out(1000, 8, 1, 4, 3)],
+     [mod("maxpool", "maxpool", "MaxPool1d",
+          "MaxPool1d(kernel_size=8, stride=1, padding=4, dilation=3, ceil_mode=False)", ["%x"]),
+      out("%maxpool")])
+pool("pool_emu_max2d", "custom_max2d.py", [2, 3, 37, 70], [pool_out(37, 4, 1, 1), pool_out(70, 4, 1, 1)],
+     [mod("maxpool", "maxpool", "MaxPool2d",
+          "MaxPool2d(kernel_size=4, stride=1, padding=1, dilation=1, ceil_mode=False)", ["%x"]),
+      out("%maxpool")])
+pool("pool_emu_max3d", "custom_max3d.py", [2, 2, 17, 18, 20],
+     [pool_out(17, 3, 2, 1, 3), pool_out(18, 3, 2, 1, 3), pool_out(20, 3, 2, 1, 3)],
+     [mod("maxpool", "maxpool", "MaxPool3d",
+          "MaxPool3d(kernel_size=3, stride=2, padding=1, dilation=3, ceil_mode=False)", ["%x"]),
+      out("%maxpool")])
+pool("pool_emu_avg1d", "custom_avg1d.py", [2, 3, 777], [pool_out(777, 8, 1, 4)],
+     [mod("avg_pool", "avg_pool", "AvgPool1d", "AvgPool1d(kernel_size=(8,), stride=(1,), padding=(4,))",
+          ["%x"]), out("%avg_pool")])
+pool("pool_emu_avg2d", "custom_avg2d.py", [2, 3, 100, 97], [pool_out(100, 11), pool_out(97, 11)],
+     [mod("avg_pool", "avg_pool", "AvgPool2d", "AvgPool2d(kernel_size=11, stride=11, padding=0)", ["%x"]),
+      out("%avg_pool")])
+pool("pool_emu_avg3d", "custom_avg3d.py", [2, 2, 12, 13, 24],
+     [pool_out(12, 3, 2, 1), pool_out(13, 3, 2, 1), pool_out(24, 3, 2, 1)],
+     [mod("avg_pool", "avg_pool", "AvgPool3d", "AvgPool3d(kernel_size=3, stride=2, padding=1)", ["%x"]),
+      out("%avg_pool")])
+
+# functional forms, ceil mode, count_include_pad=False, tuples, prologue and epilogue
+# F.max_pool2d (a boolean_dispatch: fx records torch.nn.functional.max_pool2d with the
+# keyword arguments _max_pool2d passes on)
+pool("pool_fn_max2d_ceil", "custom_fn_max2d_ceil.py", [8, 16, 32, 32], [pool_out(32, 3, 2, 1, ceil=True)] * 2,
+     [fn("max_pool2d", "torch.nn.functional.max_pool2d", ["%x", 3],
+         {"stride": 2, "padding": 1, "dilation": 1, "ceil_mode": True, "return_indices": False}),
+      out("%max_pool2d")])
+# F.avg_pool2d is the builtin torch._C._nn.avg_pool2d: arguments as the caller wrote them
+pool("pool_fn_avg2d_nopad", "custom_fn_avg2d.py", [4, 8, 30, 46],
+     [pool_out(30, 3, 2, 1, ceil=True), pool_out(46, 3, 2, 1, ceil=True)],
+     [fn("avg_pool2d", "torch._C._nn.avg_pool2d", ["%x"],
+         {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False}),
+      out("%avg_pool2d")])
+# the same with count_include_pad left at its default (True): the last windows stick out of
+# the padded input, and the divisor counts only what is inside it (ATen's pool_size)
+pool("pool_fn_avg2d_ceil_pad", "custom_fn_avg2d_ceil.py", [3, 4, 30, 47],
+     [pool_out(30, 3, 2, 1, ceil=True), pool_out(47, 3, 2, 1, ceil=True)],
+     [fn("avg_pool2d", "torch._C._nn.avg_pool2d", ["%x", 3, 2, 1, True]), out("%avg_pool2d")])
+# torch.max_pool1d (a builtin; stride=[] means the window) on (C, L), no batch dim
+pool("pool_builtin_max1d", "custom_builtin_max1d.py", [24, 501], [pool_out(501, 3, 3, 1, 2)],
+     [fn("max_pool1d", "torch.max_pool1d", ["%x", [3], [], [1], [2], False]), out("%max_pool1d")])
+# avg_pool2d with divisor_override, positional arguments
+pool("pool_fn_avg2d_divisor", "custom_fn_avg2d_div.py", [3, 5, 40, 41], [pool_out(40, 4, 3, 2), pool_out(41, 5, 3, 2)],
+     [fn("avg_pool2d", "torch._C._nn.avg_pool2d", ["%x", [4, 5], [3, 3], 2, False, True, 7]),
+      out("%avg_pool2d")])
+# (x * 2.0 + y) pooled by nn.AvgPool3d with tuples, then tanh(r) - 0.5; fp16
+FIX["pool_pro_epi_fp16"] = spec("custom_pool_pro_epi.py",
+                                [tensor("x", [2, 3, 9, 10, 16], "float16"), tensor("y", [2, 3, 9, 10, 16], "float16")],
+                                [tensor("output", [2, 3, pool_out(9, 2, 1), pool_out(10, 3, 2, 1), pool_out(16, 3, 2, 1)],
+                                        "float16")],
+                                [ph("x"), ph("y"), fn("mul", "_operator.mul", ["%x", 2.0]),
+                                 fn("add", "_operator.add", ["%mul", "%y"]),
+                                 mod("pool", "pool", "AvgPool3d",
+                                     "AvgPool3d(kernel_size=(2, 3, 3), stride=(1, 2, 2), padding=(0, 1, 1))", ["%add"]),
+                                 fn("tanh", "torch.tanh", ["%pool"]),
+                                 fn("sub", "_operator.sub", ["%tanh", 0.5]), out("%sub")])
+EXPECT["pool_pro_epi_fp16"] = "pool"
+# nn.MaxPool2d(2) on bf16, then relu(r * 2.0) through the method form
+pool("pool_epi_bf16", "custom_pool_epi_bf16.py", [16, 32, 64, 64], [32, 32],
+     [mod("pool", "pool", "MaxPool2d", "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)",
+          ["%x"]), meth("mul", "mul", ["%pool", 2.0]), fn("relu", "torch.relu", ["%mul"]), out("%relu")],
+     dtype="bfloat16")
+# pooling nodes exactly as the real level-2 specs print them (after a conv there; here on
+# an input of the conv's output shape)
+pool("pool_l2_avg3d_tuple", "level2/3_ConvTranspose3d_Sum_LayerNorm_AvgPool_GELU.py", [2, 8, 6, 9, 10],
+     [3, 4, 5], [mod("avg_pool", "avg_pool", "AvgPool3d",
+                     "AvgPool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=0)", ["%x"]), out("%avg_pool")])
+pool("pool_l2_max3d_tuple", "level2/8_Conv3d_Divide_Max_GlobalAvgPool_BiasAdd_Sum.py", [2, 8, 7, 12, 13],
+     [3, 6, 6], [mod("max_pool", "max_pool", "MaxPool3d",
+                     "MaxPool3d(kernel_size=(2, 2, 2), stride=(2, 2, 2), padding=0, dilation=1, ceil_mode=False)",
+                     ["%x"]), out("%max_pool")])
+pool("pool_l2_avg1d", "level2/98_Matmul_AvgPool_GELU_Scale_Max.py", [64, 1, 520], [32],
+     [mod("avg_pool", "avg_pool", "AvgPool1d", "AvgPool1d(kernel_size=(16,), stride=(16,), padding=(0,))", ["%x"]),
+      out("%avg_pool")])
+pool("pool_l2_global3d", "level2/77_ConvTranspose3d_Scale_BatchNorm_GlobalAvgPool.py", [4, 32, 9, 10, 11],
+     [1, 1, 1], [mod("global_avg_pool", "global_avg_pool", "AdaptiveAvgPool3d",
+                     "AdaptiveAvgPool3d(output_size=(1, 1, 1))", ["%x"]), out("%global_avg_pool")], expect="reduce")
+# nn.AdaptiveAvgPool2d((8, 8)) of 64x48: windows of 8x6
+pool("pool_adaptive", "custom_adaptive.py", [4, 16, 64, 48], [8, 8],
+     [mod("pool", "pool", "AdaptiveAvgPool2d", "AdaptiveAvgPool2d(output_size=(8, 8))", ["%x"]), out("%pool")])
+# global average pooling: a mean over the 14x14 plane (the reduce template)
+pool("pool_global_avg", "custom_global_avg.py", [32, 256, 14, 14], [1, 1],
+     [fn("adaptive_avg_pool2d", "torch.nn.functional.adaptive_avg_pool2d", ["%x", 1]),
+      out("%adaptive_avg_pool2d")], expect="reduce")
+# nn.MaxPool1d whose window is the whole row: a max over it (the reduce template)
+pool("pool_global_max", "custom_global_max.py", [64, 32, 300], [1],
+     [mod("pool", "pool", "MaxPool1d", "MaxPool1d(kernel_size=300, stride=300, padding=0, dilation=1, ceil_mode=False)",
+          ["%x"]), out("%pool")], expect="reduce")
+# not covered
+pool("pool_adaptive_ragged", "custom_adaptive_ragged.py", [2, 4, 32, 32], [5, 7],
+     [mod("pool", "pool", "AdaptiveAvgPool2d", "AdaptiveAvgPool2d(output_size=(5, 7))", ["%x"]), out("%pool")],
+     expect="not covered: adaptive pooling of 32x32 to 5x7")
+pool("pool_indices", "custom_pool_indices.py", [2, 4, 32, 32], [16, 16],
+     [fn("max_pool2d", "torch.nn.functional.max_pool2d", ["%x", 2],
+         {"stride": None, "padding": 0, "dilation": 1, "ceil_mode": False, "return_indices": True}),
+      fn("getitem", "_operator.getitem", ["%max_pool2d", 0]), out("%getitem")],
+     expect="not covered: max_pool2d with return_indices=True")
+pool("pool_lp", "custom_lp_pool.py", [2, 4, 32, 32], [16, 16],
+     [fn("lp_pool2d", "torch.nn.functional.lp_pool2d", ["%x", 2.0, 2], {"stride": None, "ceil_mode": False}),
+      out("%lp_pool2d")], expect="not covered: operator 'torch.nn.functional.lp_pool2d'")
+pool("pool_then_sum", "custom_pool_sum.py", [2, 4, 32, 32], [2, 4, 16],
+     [mod("pool", "pool", "MaxPool2d", "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False)",
+          ["%x"]), fn("sum_1", "torch.sum", ["%pool"], {"dim": 2}), out("%sum_1")],
+     expect="not covered: more than one reduction")
+
 # --- not covered, with the reason
 # (matmul: GEMM below; layernorm: NORM below)
 FIX["no_graph"] = spec("custom_untraceable.py", [tensor("x", [10])], [tensor("output", [10])], None,
@@ -622,14 +756,24 @@ REAL_GEMM = {
 }
 EXPECT.update(REAL_GEMM)
 REAL.update(REAL_GEMM)
+# Real pooling task specs (level 1, 41-46), copied in as they are (not written here).
+REAL_POOL = {
+    "real_l1_41_Max_Pooling_1D": "pool", "real_l1_42_Max_Pooling_2D": "pool",
+    "real_l1_43_Max_Pooling_3D": "pool", "real_l1_44_Average_Pooling_1D": "pool",
+    "real_l1_45_Average_Pooling_2D": "pool", "real_l1_46_Average_Pooling_3D": "pool",
+}
+for key, want in REAL_POOL.items():
+    assert os.path.exists(os.path.join(HERE, key + ".json")), key
+    REAL.add(key)
+    EXPECT[key] = want
 
 for key, s in FIX.items():
     with open(os.path.join(HERE, key + ".json"), "w") as f:
         json.dump(s, f, indent=1)
         f.write("\n")
 with open(os.path.join(HERE, "expect.txt"), "w") as f:
-    f.write("# fixture<TAB>expected recognition: pointwise, reduce, norm, gemm, or the start of the "
-            "'not covered' reason (written by make_fixtures.py)\n")
+    f.write("# fixture<TAB>expected recognition: pointwise, reduce, norm, gemm, pool, or the start "
+            "of the 'not covered' reason (written by make_fixtures.py)\n")
     for key in EXPECT:
         f.write(f"{key}\t{EXPECT[key]}\n")
 print(f"wrote {len(FIX)} fixtures")
