@@ -48,7 +48,7 @@ static int add_node(recipe_plan *p, enum rx_op op, int a, int b, double p0, doub
 const char *recipe_red_name(enum recipe_red r)
 {
     static const char *names[] = { "sum", "mean", "max", "min", "prod", "argmax", "argmin",
-                                   "softmax", "log_softmax" };
+                                   "softmax", "log_softmax", "logsumexp" };
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
@@ -279,8 +279,14 @@ static int dim_arg(struct walk *w, const json_t *node, size_t pos, int *dim, boo
 
 static int begin_reduction(struct walk *w, const struct value *x, const char *what)
 {
-    if (w->p->family == RECIPE_GEMM)
-        return not_covered(w, "%s in a graph with a matrix product (the GEMM epilogue is pointwise)", what);
+    if (w->p->family == RECIPE_GEMM) {
+        /* one reduction of the product's epilogue (over its rows: recipe_gemm_finish) */
+        if (w->n_reductions++)
+            return not_covered(w, "more than one reduction after a matrix product (%s is the second)", what);
+        if (x->kind != V_EXPR || !w->has_acc[x->node])
+            return not_covered(w, "%s of something that does not depend on the matrix product", what);
+        return 0;
+    }
     if (w->n_reductions++)
         return not_covered(w, "more than one reduction (%s is the second)", what);
     if (x->kind != V_EXPR || !w->has_input[x->node])
@@ -345,6 +351,16 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     }
     if (is_module)
         return -2;
+    if (!strcmp(name, "logsumexp") && w->p->family == RECIPE_GEMM) {
+        if (dim_arg(w, node, 1, &dim, &given))
+            return 1;
+        if (!given)
+            return not_covered(w, "%s without a dim", name);
+        const json_t *kd = arg_at(node, 2, "keepdim");
+        if (begin_reduction(w, x, name))
+            return 1;
+        return set_reduction(w, RED_LOGSUMEXP, x->node, dim, kd && json_is_true(kd), out);
+    }
     if (!strcmp(name, "max") || !strcmp(name, "min")) {
         const json_t *a1 = arg_at(node, 1, "dim");
         if (!a1)
@@ -534,6 +550,7 @@ static int gemm_value(struct walk *w, const json_t *node, enum recipe_gemm_role 
     out->kind = V_EXPR;
     out->node = add_node(p, RX_ACC, -1, -1, 0, 0);
     mark(w, out->node);
+    p->gemm.acc_node = out->node;
     if (p->gemm.bias >= 0) {
         int b = add_node(p, RX_INPUT, -1, -1, 0, 0);
         p->nodes[b].input = p->gemm.bias;
