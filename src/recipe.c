@@ -405,6 +405,58 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     return -2;
 }
 
+/* The value of spec input k as an expression. */
+static void input_value(struct walk *w, int k, struct value *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = V_EXPR;
+    out->node = add_node(w->p, RX_INPUT, -1, -1, 0, 0);
+    w->p->nodes[out->node].input = k;
+    mark(w, out->node);
+}
+
+static int input_named(const recipe_plan *p, const char *name);
+
+/* BatchNorm1d in eval mode on a GEMM's 2-D product (channels are its columns), from its
+ * running statistics: (x - running_mean) / sqrt(running_var + eps) * weight + bias. */
+static int gemm_batchnorm(struct walk *w, const json_t *node, const struct value *x, const char *repr,
+                          struct value *out)
+{
+    recipe_plan *p = w->p;
+    const char *target = json_string_value(json_object_get(node, "target"));
+    if (p->gemm.ndim != 2)
+        return not_covered(w, "%s of a product that is not 2-D", "BatchNorm1d");
+    if (!target || !repr || !strstr(repr, "track_running_stats=True"))
+        return not_covered(w, "%s without running statistics (batch statistics)", "BatchNorm1d");
+    char name[160];
+    int k[4];
+    static const char *parts[] = { "running_mean", "running_var", "weight", "bias" };
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "%s.%s", target, parts[i]);
+        k[i] = input_named(p, name);
+        if (k[i] < 0 && (i < 2 || strstr(repr, "affine=True")))
+            return not_covered(w, "BatchNorm1d without its %s among the inputs", parts[i]);
+    }
+    struct value v[4], eps, t, d;
+    for (int i = 0; i < 4; i++)
+        if (k[i] >= 0)
+            input_value(w, k[i], &v[i]);
+    memset(&eps, 0, sizeof eps);
+    eps.kind = V_CONST;
+    eps.num = repr_num(repr, "eps=", 1e-5);
+    if (make_op(w, RX_SUB, x, &v[0], 0, 0, &t, "BatchNorm1d") ||
+        make_op(w, RX_ADD, &v[1], &eps, 0, 0, &d, "BatchNorm1d") ||
+        make_op(w, RX_RSQRT, &d, NULL, 0, 0, &d, "BatchNorm1d") ||
+        make_op(w, RX_MUL, &t, &d, 0, 0, &t, "BatchNorm1d"))
+        return 1;
+    if (k[2] >= 0 && make_op(w, RX_MUL, &t, &v[2], 0, 0, &t, "BatchNorm1d"))
+        return 1;
+    if (k[3] >= 0 && make_op(w, RX_ADD, &t, &v[3], 0, 0, &t, "BatchNorm1d"))
+        return 1;
+    *out = t;
+    return 0;
+}
+
 /* Unary and binary elementwise ops by name, with their constants from args or kwargs
  * (functions and methods) or from the module's repr (modules). -2: not one. */
 static int elementwise(struct walk *w, const char *name, const json_t *node, const struct value *x,
@@ -430,6 +482,8 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
         for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
             if (!strcmp(base, mods[i].m))
                 return make_op(w, mods[i].op, x, NULL, 0, 0, out, base);
+        if (!strcmp(base, "BatchNorm1d") && w->p->family == RECIPE_GEMM)
+            return gemm_batchnorm(w, node, x, repr, out);
         if (!strcmp(base, "Identity") || !strcmp(base, "Dropout")) {
             *out = *x;
             return 0;
@@ -532,6 +586,14 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
 }
 
 /* The input index of a spec tensor by name, else -1. */
+static int input_named(const recipe_plan *p, const char *name)
+{
+    for (int i = 0; i < p->n_inputs; i++)
+        if (!strcmp(p->inputs[i].name, name))
+            return i;
+    return -1;
+}
+
 static int input_by_name(const recipe_plan *p, const char *name)
 {
     for (int i = 0; i < p->n_inputs; i++)

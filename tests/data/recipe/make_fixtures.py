@@ -476,7 +476,7 @@ for key, s in EMU.items():
 
 # --- real task specs (make_spec() on the GPU host, copied verbatim; not written here):
 # how fx really spells A.T (builtins.getattr), nn.Linear, einsum, clone().detach(), a
-# 0-dim parameter. Their expectations go into expect.txt with the others.
+# 0-dim parameter, BatchNorm1d (its running statistics are buffers among the inputs). Their expectations go into expect.txt with the others.
 REAL = {
     "kb_l1_16_matmul_ta": "gemm",
     "kb_l1_11_einsum": "gemm",
@@ -489,6 +489,8 @@ REAL = {
     "kb_l2_22_lse_mish": "gemm",
     "kb_l2_99_gelu_softmax": "gemm",
     "kb_l2_80_max_sub_gelu": "not covered: operator 'builtins.getattr'",
+    "kb_l2_33_scale_bn": "gemm",
+    "kb_l2_84_bn_softmax": "gemm",
 }
 EXPECT.update(REAL)
 
