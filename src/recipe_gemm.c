@@ -672,8 +672,10 @@ int recipe_gemm_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
         g->a = va.input;
         g->b = vb.input;
         rc = geometry(p, &va, &vb, why);
-        if (rc == 0 && g->tri && (g->batch != 1 || p->output.ndim != 2))
+        if (rc == 0 && g->tri && (g->batch != 1 || g->ndim != 2))
             rc = not_covered(why, "%s", "triu/tril of a batched product");
+        if (rc == 0 && g->tri && g->bias >= 0) /* the kernel masks the product before the bias */
+            rc = not_covered(why, "%s", "triu/tril of a Linear with a bias");
     }
     for (int i = 0; rc == 0 && i < p->n_inputs; i++)
         if ((i == g->a || i == g->b || i == g->bias) && strcmp(p->inputs[i].dtype, "float32"))
