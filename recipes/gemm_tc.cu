@@ -75,6 +75,7 @@
 #define CGR_PREC 0          // 0 3xTF32, 1 TF32
 #define CGR_TRI 0           // 0 none, 1 triu, 2 tril of the product
 #define CGR_TRI_DIAG 0
+#define CGR_ROWRED 0        // reduction over the product's rows: 0 none, CGR_RR_*
 #define CGR_NIN 2
 // X(index, kind): how the epilogue reads input i (the operands are CGR_GE_OPERAND)
 #define CGR_INPUTS(X) X(0, CGR_GE_OPERAND) X(1, CGR_GE_OPERAND)
@@ -83,8 +84,20 @@
 #define CGR_IN_STRIDES {{4096, 1}, {4096, 1}}
 #define CGR_OUT_NDIM 2
 #define CGR_OUT_SHAPE {4096, 4096}
+#define CGR_PROD_NDIM 2     // the product's shape (before a row reduction)
+#define CGR_PROD_SHAPE {4096, 4096}
+__device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; return r; }
 __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
 #endif
+
+// Reductions over the product's rows (the epilogue cgr_pre first, cgr_epi on the result).
+#define CGR_RR_SUM 1
+#define CGR_RR_MEAN 2
+#define CGR_RR_MAX 3
+#define CGR_RR_MIN 4
+#define CGR_RR_LOGSUMEXP 5
+#define CGR_RR_SOFTMAX 6
+#define CGR_RR_LOGSOFTMAX 7
 
 // How the epilogue reads an input: not at all, an operand of the product (not read),
 // the output's shape (contiguous), one element, one value per column n (a bias), one
@@ -238,6 +251,7 @@ template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];
     float *out;   // C, or the workspace (SPLITK partials)
+    float *ws;    // row reductions: the workspace
 };
 
 // Input I at output element (row, n); row = b*M + m.
@@ -279,14 +293,137 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row,
     return cgr_epi(acc, x);
 }
 
-// ---------------------------------------------------------------- the kernel
-// (the index logic is in host-device helpers: tests/cuda/gemm_emulate.cu runs it on the CPU)
-
 constexpr int kTilesM = (kM + kBM - 1) / kBM, kTilesN = (kN + kBN - 1) / kBN;
 constexpr int kTiles = kTilesM * kTilesN;
 constexpr int kKTiles = (kK + kBK - 1) / kBK;
 constexpr int kResidueK = kK - kKTiles * kBK;  // in (-BK, 0]: the partial k-tile is tile 0
 constexpr int kPerSplit = (kKTiles + kSplit - 1) / kSplit;
+
+// ---------------------------------------------------------------- row reductions
+//
+// With CGR_ROWRED, each CTA reduces cgr_pre(product) over its columns of each of its rows
+// (in the thread, across the quad of lanes that share a row, then across the warps along
+// N through shared memory) and writes one partial per (tile column, row) to the
+// workspace; row_kernel combines a row's partials in order and writes cgr_epi(result).
+// Softmax / log-softmax also keep cgr_pre(product) in the output as scratch: row_kernel
+// writes (max, sum of exp) per row and soft_kernel rewrites every element.
+
+constexpr int kRowRed = CGR_ROWRED;
+constexpr bool kSoft = kRowRed == CGR_RR_SOFTMAX || kRowRed == CGR_RR_LOGSOFTMAX;
+constexpr bool kPair = kRowRed >= CGR_RR_LOGSUMEXP;  // (max, sum of exp(x - max))
+constexpr int64_t kRows = int64_t(kBatch) * kM;
+static_assert(kRowRed == 0 || kSplit == 1, "a row reduction is not split over K");
+
+struct Stat {
+    float a, b;
+};
+
+__device__ __forceinline__ float red_max(float x, float y) { return (x != x || x > y) ? x : y; }
+__device__ __forceinline__ float red_min(float x, float y) { return (x != x || x < y) ? x : y; }
+
+__device__ __forceinline__ Stat red_identity()
+{
+    if constexpr (kRowRed == CGR_RR_MAX || kPair)
+        return { -INFINITY, 0.f };
+    else if constexpr (kRowRed == CGR_RR_MIN)
+        return { INFINITY, 0.f };
+    else
+        return { 0.f, 0.f };
+}
+
+__device__ __forceinline__ Stat red_combine(Stat x, Stat y)
+{
+    if constexpr (kPair) {
+        if (x.a == -INFINITY)
+            return y;
+        if (y.a == -INFINITY)
+            return x;
+        const float m = red_max(x.a, y.a);
+        return { m, x.b * expf(x.a - m) + y.b * expf(y.a - m) };
+    } else if constexpr (kRowRed == CGR_RR_MAX) {
+        return { red_max(x.a, y.a), 0.f };
+    } else if constexpr (kRowRed == CGR_RR_MIN) {
+        return { red_min(x.a, y.a), 0.f };
+    } else {
+        return { x.a + y.a, 0.f };
+    }
+}
+
+__device__ __forceinline__ Stat red_add(Stat x, float v) { return red_combine(x, { v, 1.f }); }
+
+// The reduced value of a row's combined partials.
+__device__ __forceinline__ float red_final(Stat x)
+{
+    if constexpr (kRowRed == CGR_RR_MEAN)
+        return x.a / float(kN);
+    else if constexpr (kRowRed == CGR_RR_LOGSUMEXP)
+        return x.a == -INFINITY ? -INFINITY : x.a + logf(x.b);
+    else
+        return x.a;
+}
+
+// The product's value at (row, m, n) through the triangular mask and cgr_pre.
+__device__ __forceinline__ float pre_value(const Params &p, float acc, int64_t row, int m, int n)
+{
+    if (!kept(m, n))
+        acc = 0.f;
+    float x[kNin > 0 ? kNin : 1];
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        x[I] = load_in<I>(p, row, n);
+    });
+    return cgr_pre(acc, x);
+}
+
+// The epilogue of a reduced value r of row `row` (inputs read per row), or of a softmax
+// element.
+__device__ __forceinline__ float post_value(const Params &p, float r, int64_t row, int n)
+{
+    float x[kNin > 0 ? kNin : 1];
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        x[I] = load_in<I>(p, row, n);
+    });
+    return cgr_epi(r, x);
+}
+
+// Workspace: the partials (tile column, row), then (softmax) the rows' (max, sum).
+constexpr size_t kPartFloats = kRowRed ? size_t(kTilesN) * size_t(kRows) * 2 : 0;
+constexpr size_t kStatFloats = kSoft ? size_t(kRows) * 2 : 0;
+
+__device__ __forceinline__ void row_finish(const Params &p, int64_t row)
+{
+    Stat st = red_identity();
+    for (int tn = 0; tn < kTilesN; ++tn) {
+        const float *part = p.ws + (int64_t(tn) * kRows + row) * 2;
+        st = red_combine(st, { part[0], part[1] });
+    }
+    if constexpr (kSoft) {
+        float *stat = p.ws + kPartFloats + row * 2;
+        stat[0] = st.a;
+        stat[1] = st.b;
+    } else {
+        p.out[row] = post_value(p, red_final(st), row, 0);
+    }
+}
+
+__device__ __forceinline__ void soft_finish(const Params &p, int64_t i)
+{
+    const int64_t row = i / kN;
+    const int n = int(i - row * kN);
+    const float *stat = p.ws + kPartFloats + row * 2;
+    const float v = p.out[i];
+    float r;
+    if constexpr (kRowRed == CGR_RR_SOFTMAX)
+        r = expf(v - stat[0]) / stat[1];
+    else
+        r = v - stat[0] - logf(stat[1]);
+    p.out[i] = post_value(p, r, row, n);
+}
+
+// ---------------------------------------------------------------- the kernel
+// (the index logic is in host-device helpers: tests/cli/recipe_gemm_emu.cpp runs it on the CPU)
+
 using CtaTiler = Shape<Int<kBM>, Int<kBN>, Int<kBK>>;
 
 // CTA pid -> tile (tm, tn): GROUP tile-rows at a time, along N within a group.
@@ -342,6 +479,90 @@ CUTE_HOST_DEVICE auto acc_coords(int t, int tm, int tn)
     Tensor cC = make_identity_tensor(make_shape(Int<kM>{}, Int<kN>{}));
     Tensor gcC = local_tile(cC, CtaTiler{}, make_coord(tm, tn, _), Step<_1, _1, X>{});  // (BM,BN)
     return TiledMma{}.get_slice(t).partition_C(gcC);
+}
+
+// The partials of the 4 lanes of a quad (lane % 4 = 0..3: one row, 8 columns) combined
+// (the emulator defines its own, across its threads).
+#ifndef CGR_GEMM_EMULATE
+__device__ __forceinline__ Stat quad_combine(Stat st, int t)
+{
+    (void)t;
+    CUTE_UNROLL
+    for (int o = 1; o <= 2; o *= 2) {
+        Stat other;
+        other.a = __shfl_xor_sync(0xffffffffu, st.a, o);
+        other.b = __shfl_xor_sync(0xffffffffu, st.b, o);
+        st = red_combine(st, other);
+    }
+    return st;
+}
+#endif
+
+// Row reduction in the CTA, step 1: thread t's accumulators of row get<0>(tCcC(2h, mi, 0))
+// (the C layout of the m16n8 atoms: values 0-1 on one row, 2-3 on the row 8 below)
+// through cgr_pre, reduced over its columns; softmax keeps the values in the output as
+// scratch. The kernel then combines the 4 lanes of each quad (one row, 8 columns), and
+// lane 0 of the quad writes red[row_slot][row in tile], row_slot being which warp along N
+// the thread is in.
+template <class Acc, class Coord>
+__device__ __forceinline__ Stat row_thread_partial(const Params &p, const Acc &acc, const Coord &tCcC,
+                                                   int64_t row0, int mi, int h)
+{
+    Stat st = red_identity();
+    const int m = get<0>(tCcC(2 * h, mi, 0));
+    CUTE_UNROLL
+    for (int ni = 0; ni < size<2>(acc); ++ni) {
+        CUTE_UNROLL
+        for (int v = 2 * h; v < 2 * h + 2; ++v) {
+            const int n = get<1>(tCcC(v, mi, ni));
+            if (m < kM && n < kN) {
+                const float val = pre_value(p, acc(v, mi, ni), row0 + m, m, n);
+                st = red_add(st, val);
+                if constexpr (kSoft)
+                    p.out[(row0 + m) * kN + n] = val;
+            }
+        }
+    }
+    return st;
+}
+
+// Which warp along N thread t is in (the TiledMMA's warps are (WM, WN), column-major).
+__device__ __forceinline__ int row_slot(int t)
+{
+    return (t / 32) / kWM;
+}
+
+#ifndef CGR_GEMM_EMULATE
+template <class Acc, class Coord>
+__device__ __forceinline__ void row_partials(const Params &p, const Acc &acc, const Coord &tCcC, int tm,
+                                             int64_t row0, int t, Stat *red)
+{
+    const int slot = row_slot(t);
+    CUTE_UNROLL
+    for (int mi = 0; mi < size<1>(acc); ++mi) {
+        CUTE_UNROLL
+        for (int h = 0; h < 2; ++h) {
+            Stat st = row_thread_partial(p, acc, tCcC, row0, mi, h);
+            st = quad_combine(st, t);
+            if (t % 4 == 0)
+                red[slot * kBM + (get<0>(tCcC(2 * h, mi, 0)) - tm * kBM)] = st;
+        }
+    }
+}
+#endif
+
+// Step 2 (thread t < BM): row t of the tile: its WN partials combined, to the workspace.
+__device__ __forceinline__ void row_store(const Params &p, int tm, int tn, int64_t row0, int t, const Stat *red)
+{
+    static_assert(kBM <= kThreads, "a thread a row of the tile");
+    if (t < kBM && tm * kBM + t < kM) {
+        Stat st = red[t];
+        for (int w = 1; w < kWN; ++w)
+            st = red_combine(st, red[w * kBM + t]);
+        float *part = p.ws + (int64_t(tn) * kRows + row0 + tm * kBM + t) * 2;
+        part[0] = st.a;
+        part[1] = st.b;
+    }
 }
 
 #ifndef CGR_GEMM_EMULATE
@@ -498,7 +719,13 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
 
     // epilogue: (row, n) of each accumulator; pairs of neighbouring columns as float2
     const int64_t row0 = int64_t(batch) * kM;
-    if constexpr (kSplit > 1) {
+    if constexpr (kRowRed != 0) {
+        __syncthreads();  // shared memory is reused below
+        extern __shared__ __align__(128) char smem_raw[];
+        row_partials(p, acc, tCcC, tm, row0, threadIdx.x, reinterpret_cast<Stat *>(smem_raw));
+        __syncthreads();
+        row_store(p, tm, tn, row0, threadIdx.x, reinterpret_cast<Stat *>(smem_raw));
+    } else if constexpr (kSplit > 1) {
         float *W = p.out + (int64_t(split) * kBatch + batch) * int64_t(kM) * kN;
         CUTE_UNROLL
         for (int i = 0; i < size(acc); ++i) {
@@ -552,6 +779,22 @@ __global__ void __launch_bounds__(256) splitk_kernel(const Params p, const float
     p.out[i] = finish(p, s, row, m, n);
 }
 
+// Row reduction, last step: a thread a row combines its tile columns' partials in order;
+// the reduced value through cgr_epi, or (softmax) the row's (max, sum) for soft_kernel.
+__global__ void __launch_bounds__(256) row_kernel(const Params p)
+{
+    const int64_t row = int64_t(blockIdx.x) * 256 + threadIdx.x;
+    if (row < kRows)
+        row_finish(p, row);
+}
+
+// Softmax / log-softmax: every element from the scratch value and its row's (max, sum).
+__global__ void __launch_bounds__(256) soft_kernel(const Params p)
+{
+    const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
+    if (i < kRows * kN)
+        soft_finish(p, i);
+}
 #endif  // CGR_GEMM_EMULATE
 
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
@@ -561,6 +804,8 @@ static const int64_t kInStride[][CG_MAX_DIMS] = CGR_IN_STRIDES;
 
 inline size_t workspace_bytes()
 {
+    if constexpr (kRowRed != 0)
+        return (kPartFloats + kStatFloats) * sizeof(float);
     return kSplit > 1 ? size_t(kSplit) * kBatch * size_t(kM) * kN * sizeof(float) : 0;
 }
 
@@ -625,6 +870,8 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     float *C = static_cast<float *>(out[0].data);
     static_assert(kBatch <= 65535 && kSplit <= 65535, "grid limits");
     p.out = kSplit > 1 ? static_cast<float *>(workspace) : C;
+    p.ws = static_cast<float *>(workspace);
+    static_assert(kRowRed == 0 || kWN * kBM * sizeof(Stat) <= size_t(kSmemBytes), "row partials in smem");
     if (kSmemBytes > 48 * 1024 &&
         cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=
             cudaSuccess)
@@ -639,6 +886,16 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         splitk_kernel<<<unsigned((total + 255) / 256), 256, 0, stream>>>(p, ws);
         if (cudaGetLastError() != cudaSuccess)
             return CG_LAUNCH_FAILED;
+    }
+    if constexpr (kRowRed != 0) {
+        row_kernel<<<unsigned((kRows + 255) / 256), 256, 0, stream>>>(p);
+        if (cudaGetLastError() != cudaSuccess)
+            return CG_LAUNCH_FAILED;
+        if constexpr (kSoft) {
+            soft_kernel<<<unsigned((kRows * kN + 255) / 256), 256, 0, stream>>>(p);
+            if (cudaGetLastError() != cudaSuccess)
+                return CG_LAUNCH_FAILED;
+        }
     }
     return CG_OK;
 }

@@ -52,7 +52,7 @@ static int add_node(recipe_plan *p, enum rx_op op, int a, int b, double p0, doub
 const char *recipe_red_name(enum recipe_red r)
 {
     static const char *names[] = { "sum", "mean", "max", "min", "prod", "argmax", "argmin",
-                                   "softmax", "log_softmax" };
+                                   "softmax", "log_softmax", "logsumexp" };
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
@@ -284,8 +284,14 @@ static int dim_arg(struct walk *w, const json_t *node, size_t pos, int *dim, boo
 
 static int begin_reduction(struct walk *w, const struct value *x, const char *what)
 {
-    if (w->p->family == RECIPE_GEMM)
-        return not_covered(w, "%s in a graph with a matrix product (the GEMM epilogue is pointwise)", what);
+    if (w->p->family == RECIPE_GEMM) {
+        /* one reduction of the product's epilogue (over its rows: recipe_gemm_finish) */
+        if (w->n_reductions++)
+            return not_covered(w, "more than one reduction after a matrix product (%s is the second)", what);
+        if (x->kind != V_EXPR || !w->has_acc[x->node])
+            return not_covered(w, "%s of something that does not depend on the matrix product", what);
+        return 0;
+    }
     if (w->p->family == RECIPE_CONV)
         return not_covered(w, "%s after a convolution (the conv epilogue is pointwise)", what);
     if (w->n_reductions++)
@@ -352,6 +358,16 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     }
     if (is_module)
         return -2;
+    if (!strcmp(name, "logsumexp") && w->p->family == RECIPE_GEMM) {
+        if (dim_arg(w, node, 1, &dim, &given))
+            return 1;
+        if (!given)
+            return not_covered(w, "%s without a dim", name);
+        const json_t *kd = arg_at(node, 2, "keepdim");
+        if (begin_reduction(w, x, name))
+            return 1;
+        return set_reduction(w, RED_LOGSUMEXP, x->node, dim, kd && json_is_true(kd), out);
+    }
     if (!strcmp(name, "max") || !strcmp(name, "min")) {
         const json_t *a1 = arg_at(node, 1, "dim");
         if (!a1)
@@ -396,6 +412,58 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     return -2;
 }
 
+/* The value of spec input k as an expression. */
+static void input_value(struct walk *w, int k, struct value *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = V_EXPR;
+    out->node = add_node(w->p, RX_INPUT, -1, -1, 0, 0);
+    w->p->nodes[out->node].input = k;
+    mark(w, out->node);
+}
+
+static int input_named(const recipe_plan *p, const char *name);
+
+/* BatchNorm1d in eval mode on a GEMM's 2-D product (channels are its columns), from its
+ * running statistics: (x - running_mean) / sqrt(running_var + eps) * weight + bias. */
+static int gemm_batchnorm(struct walk *w, const json_t *node, const struct value *x, const char *repr,
+                          struct value *out)
+{
+    recipe_plan *p = w->p;
+    const char *target = json_string_value(json_object_get(node, "target"));
+    if (p->gemm.ndim != 2)
+        return not_covered(w, "%s of a product that is not 2-D", "BatchNorm1d");
+    if (!target || !repr || !strstr(repr, "track_running_stats=True"))
+        return not_covered(w, "%s without running statistics (batch statistics)", "BatchNorm1d");
+    char name[160];
+    int k[4];
+    static const char *parts[] = { "running_mean", "running_var", "weight", "bias" };
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "%s.%s", target, parts[i]);
+        k[i] = input_named(p, name);
+        if (k[i] < 0 && (i < 2 || strstr(repr, "affine=True")))
+            return not_covered(w, "BatchNorm1d without its %s among the inputs", parts[i]);
+    }
+    struct value v[4], eps, t, d;
+    for (int i = 0; i < 4; i++)
+        if (k[i] >= 0)
+            input_value(w, k[i], &v[i]);
+    memset(&eps, 0, sizeof eps);
+    eps.kind = V_CONST;
+    eps.num = repr_num(repr, "eps=", 1e-5);
+    if (make_op(w, RX_SUB, x, &v[0], 0, 0, &t, "BatchNorm1d") ||
+        make_op(w, RX_ADD, &v[1], &eps, 0, 0, &d, "BatchNorm1d") ||
+        make_op(w, RX_RSQRT, &d, NULL, 0, 0, &d, "BatchNorm1d") ||
+        make_op(w, RX_MUL, &t, &d, 0, 0, &t, "BatchNorm1d"))
+        return 1;
+    if (k[2] >= 0 && make_op(w, RX_MUL, &t, &v[2], 0, 0, &t, "BatchNorm1d"))
+        return 1;
+    if (k[3] >= 0 && make_op(w, RX_ADD, &t, &v[3], 0, 0, &t, "BatchNorm1d"))
+        return 1;
+    *out = t;
+    return 0;
+}
+
 /* Unary and binary elementwise ops by name, with their constants from args or kwargs
  * (functions and methods) or from the module's repr (modules). -2: not one. */
 static int elementwise(struct walk *w, const char *name, const json_t *node, const struct value *x,
@@ -421,6 +489,8 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
         for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
             if (!strcmp(base, mods[i].m))
                 return make_op(w, mods[i].op, x, NULL, 0, 0, out, base);
+        if (!strcmp(base, "BatchNorm1d") && w->p->family == RECIPE_GEMM)
+            return gemm_batchnorm(w, node, x, repr, out);
         if (!strcmp(base, "Identity") || !strcmp(base, "Dropout")) {
             *out = *x;
             return 0;
@@ -531,6 +601,9 @@ static int pooling(struct walk *w, const char *name, const json_t *node, const s
     int rc = recipe_pool_parse(name, node, repr, is_module, &w->p->pool, w->why);
     if (rc)
         return rc;
+    /* the GEMM family takes one reduction over the product's rows, not a pooling */
+    if (w->p->family == RECIPE_GEMM)
+        return not_covered(w, "%s in a graph with a matrix product (the GEMM epilogue takes no pooling)", name);
     if (begin_reduction(w, x, name))
         return 1;
     w->p->family = RECIPE_POOL;
@@ -538,6 +611,14 @@ static int pooling(struct walk *w, const char *name, const json_t *node, const s
 }
 
 /* The input index of a spec tensor by name, else -1. */
+static int input_named(const recipe_plan *p, const char *name)
+{
+    for (int i = 0; i < p->n_inputs; i++)
+        if (!strcmp(p->inputs[i].name, name))
+            return i;
+    return -1;
+}
+
 static int input_by_name(const recipe_plan *p, const char *name)
 {
     for (int i = 0; i < p->n_inputs; i++)
@@ -556,6 +637,7 @@ static int gemm_value(struct walk *w, const json_t *node, enum recipe_gemm_role 
     out->kind = V_EXPR;
     out->node = add_node(p, RX_ACC, -1, -1, 0, 0);
     mark(w, out->node);
+    p->gemm.acc_node = out->node;
     if (p->gemm.bias >= 0) {
         int b = add_node(p, RX_INPUT, -1, -1, 0, 0);
         p->nodes[b].input = p->gemm.bias;

@@ -68,7 +68,8 @@ enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_NO
 
 enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
-    RED_SOFTMAX, RED_LOGSOFTMAX
+    RED_SOFTMAX, RED_LOGSOFTMAX,
+    RED_LOGSUMEXP /* GEMM only: over the product's rows */
 };
 
 /* How the kernel reads an input: as the output's full shape (16-byte vectors), as one
@@ -96,7 +97,10 @@ enum recipe_gemm_in {
 
 /* GEMM: out = epi(A @ B), A viewed as (M, K), B as (N, K) (CuTe's convention), BATCH
  * products; the epilogue is plan->epi over RX_ACC, the product (nn.Linear's bias is an
- * RX_INPUT added to it). */
+ * RX_INPUT added to it). With a reduction over the product's rows (plan->root >= 0):
+ * plan->root is the pointwise operand of the reduction (over the product's RX_ACC),
+ * plan->red its kind (sum, mean, max, min, logsumexp, softmax, log_softmax), plan->epi
+ * the epilogue of the reduced value (its own RX_ACC leaf). */
 typedef struct recipe_gemm_plan {
     char node[96];          /* the fx node of the product */
     char op[32];            /* how it was written: matmul, mm, bmm, linear, Linear, einsum */
@@ -114,6 +118,9 @@ typedef struct recipe_gemm_plan {
     int64_t tri_diag;
     int gemv;               /* 0; 1 N == 1 (rows of A), 2 M == 1 (rows of B): memory-bound */
     bool n_last;            /* the output's last dim is N (B is not a vector) */
+    int acc_node;           /* the product's RX_ACC node */
+    int ndim;               /* the product's shape (torch's matmul result) */
+    int64_t shape[RECIPE_MAX_DIMS];
     enum recipe_gemm_in in[RECIPE_MAX_INPUTS];
 } recipe_gemm_plan;
 /* CONV (src/recipe_conv.c): how the kernel reads each input. */

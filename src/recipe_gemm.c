@@ -348,11 +348,9 @@ static int geometry(recipe_plan *p, const struct gview *a, const struct gview *b
         want.shape[want.ndim++] = a->shape[an - 2];
     if (bn >= 2)
         want.shape[want.ndim++] = n;
-    bool same = want.ndim == p->output.ndim;
-    for (int d = 0; same && d < want.ndim; d++)
-        same = want.shape[d] == p->output.shape[d];
-    if (!same)
-        return not_covered(why, "%s whose result is not the output's shape (a reshape or broadcast follows?)", g->op);
+    g->ndim = want.ndim;
+    for (int d = 0; d < want.ndim; d++)
+        g->shape[d] = want.shape[d];
     g->n_last = bn >= 2;
     /* CuTe's index arithmetic is 32-bit: every operand and the output below 2^31 elements */
     const int64_t lim = (int64_t)1 << 31;
@@ -674,8 +672,10 @@ int recipe_gemm_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
         g->a = va.input;
         g->b = vb.input;
         rc = geometry(p, &va, &vb, why);
-        if (rc == 0 && g->tri && (g->batch != 1 || p->output.ndim != 2))
+        if (rc == 0 && g->tri && (g->batch != 1 || g->ndim != 2))
             rc = not_covered(why, "%s", "triu/tril of a batched product");
+        if (rc == 0 && g->tri && g->bias >= 0) /* the kernel masks the product before the bias */
+            rc = not_covered(why, "%s", "triu/tril of a Linear with a bias");
     }
     for (int i = 0; rc == 0 && i < p->n_inputs; i++)
         if ((i == g->a || i == g->b || i == g->bias) && strcmp(p->inputs[i].dtype, "float32"))
@@ -701,14 +701,6 @@ enum recipe_gemm_role recipe_gemm_role(const recipe_plan *p, const char *name)
 
 /* ================================================================== the epilogue */
 
-static bool depends_on_acc(const recipe_plan *p, int n)
-{
-    if (n < 0)
-        return false;
-    const rx_node *x = &p->nodes[n];
-    return x->op == RX_ACC || depends_on_acc(p, x->a) || depends_on_acc(p, x->b);
-}
-
 static void used_inputs(const recipe_plan *p, int n, bool *used)
 {
     if (n < 0)
@@ -720,10 +712,10 @@ static void used_inputs(const recipe_plan *p, int n, bool *used)
     used_inputs(p, x->b, used);
 }
 
-/* How the epilogue reads t, broadcast to the output: RG_UNUSED when it cannot. */
-static enum recipe_gemm_in classify(const recipe_plan *p, const recipe_tensor *t)
+/* How the epilogue reads t, broadcast to o (the product's shape, or the output's): RG_UNUSED
+ * when it cannot. */
+static enum recipe_gemm_in classify(const recipe_plan *p, const recipe_tensor *t, const recipe_tensor *o)
 {
-    const recipe_tensor *o = &p->output;
     int64_t numel = 1;
     for (int d = 0; d < t->ndim; d++)
         numel *= t->shape[d];
@@ -748,7 +740,7 @@ static enum recipe_gemm_in classify(const recipe_plan *p, const recipe_tensor *t
             full = false;
     if (full)
         return RG_FULL;
-    if (!p->gemm.n_last || o->ndim < 1)
+    if (!p->gemm.n_last || o->ndim < 1 || o->shape[o->ndim - 1] != p->gemm.n)
         return RG_UNUSED;
     int last = o->ndim - 1;
     bool col = bst[last] == 1 || o->shape[last] == 1, row = bst[last] == 0 || o->shape[last] == 1;
@@ -761,41 +753,124 @@ static enum recipe_gemm_in classify(const recipe_plan *p, const recipe_tensor *t
     return col ? RG_COL : row ? RG_ROW : RG_UNUSED;
 }
 
+static bool reaches(const recipe_plan *p, int n, int target)
+{
+    if (n < 0)
+        return false;
+    return n == target || reaches(p, p->nodes[n].a, target) || reaches(p, p->nodes[n].b, target);
+}
+
+static bool contiguous(const recipe_tensor *t)
+{
+    int64_t expect = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->stride[d] != expect)
+            return false;
+        expect *= t->shape[d];
+    }
+    return true;
+}
+
+/* The inputs DAG root reads, classified relative to shape o; row_only: the epilogue of a
+ * reduced value (one per row), where an input of the output's shape is read per row. */
+static int classify_dag(recipe_plan *p, int root, const recipe_tensor *o, bool row_only, strbuf *why)
+{
+    recipe_gemm_plan *g = &p->gemm;
+    bool used[RECIPE_MAX_INPUTS] = { false };
+    used_inputs(p, root, used);
+    for (int i = 0; i < p->n_inputs; i++) {
+        if (!used[i])
+            continue;
+        const recipe_tensor *t = &p->inputs[i];
+        if (strcmp(t->dtype, "float32"))
+            return not_covered(why, "epilogue input '%s' is not float32", t->name);
+        enum recipe_gemm_in k = classify(p, t, o);
+        if (row_only && k == RG_FULL)
+            k = RG_ROW;
+        else if (row_only && k != RG_SCALAR)
+            k = RG_UNUSED;
+        if (k == RG_UNUSED)
+            return not_covered(why, "epilogue input '%s' broadcasts in a way the GEMM epilogue "
+                                    "does not read (full, scalar, per column or per row)", t->name);
+        if (!contiguous(t) && k != RG_SCALAR)
+            return not_covered(why, "epilogue input '%s' is not contiguous", t->name);
+        if (g->in[i] != RG_UNUSED && g->in[i] != RG_OPERAND && g->in[i] != k)
+            return not_covered(why, "input '%s' is read two ways by the epilogue", t->name);
+        g->in[i] = k;
+        p->kind[i] = k == RG_SCALAR ? RK_SCALAR : k == RG_FULL ? RK_FULL : RK_BCAST;
+    }
+    return 0;
+}
+
 int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
 {
     recipe_gemm_plan *g = &p->gemm;
-    if (!depends_on_acc(p, result))
-        return not_covered(why, "%s", "the output does not depend on the matrix product");
     if (strcmp(p->output.dtype, "float32"))
         return not_covered(why, "a matrix product with a %s output (float32 only for now)", p->output.dtype);
-    p->root = -1;
-    p->epi = p->nodes[result].op == RX_ACC ? -1 : result;
-    bool used[RECIPE_MAX_INPUTS] = { false };
-    used_inputs(p, result, used);
-    for (int i = 0; i < p->n_inputs; i++) {
-        const recipe_tensor *t = &p->inputs[i];
-        g->in[i] = RG_UNUSED;
-        p->kind[i] = RK_UNUSED;
-        if (used[i]) {
-            if (strcmp(t->dtype, "float32"))
-                return not_covered(why, "epilogue input '%s' is not float32", t->name);
-            g->in[i] = classify(p, t);
-            if (g->in[i] == RG_UNUSED)
-                return not_covered(why, "epilogue input '%s' broadcasts in a way the GEMM epilogue "
-                                        "does not read (full, scalar, per column or per row)", t->name);
-            bool contig = true;
-            int64_t expect = 1;
-            for (int d = t->ndim - 1; d >= 0; d--) {
-                if (t->shape[d] != 1 && t->stride[d] != expect)
-                    contig = false;
-                expect *= t->shape[d];
-            }
-            if (!contig && g->in[i] != RG_SCALAR)
-                return not_covered(why, "epilogue input '%s' is not contiguous", t->name);
-            p->kind[i] = g->in[i] == RG_SCALAR ? RK_SCALAR : g->in[i] == RG_FULL ? RK_FULL : RK_BCAST;
-        } else if (i == g->a || i == g->b) {
-            g->in[i] = RG_OPERAND;
+    /* the product's shape, contiguous */
+    recipe_tensor prod;
+    memset(&prod, 0, sizeof prod);
+    prod.ndim = g->ndim;
+    int64_t acc = 1;
+    for (int d = g->ndim - 1; d >= 0; d--) {
+        prod.shape[d] = g->shape[d];
+        prod.stride[d] = acc;
+        acc *= g->shape[d];
+    }
+    bool rowred = p->root >= 0;
+    recipe_tensor want = prod;
+    if (rowred) {
+        /* a reduction over the product's rows: dim N, the last */
+        bool soft = p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX;
+        if (p->red != RED_SUM && p->red != RED_MEAN && p->red != RED_MAX && p->red != RED_MIN &&
+            p->red != RED_LOGSUMEXP && !soft)
+            return not_covered(why, "%s of a matrix product", recipe_red_name(p->red));
+        int dim = p->dim < 0 ? p->dim + g->ndim : p->dim;
+        if (!g->n_last || g->ndim < 1 || dim != g->ndim - 1)
+            return not_covered(why, "%s of a matrix product over other than its last dim (the row)",
+                               recipe_red_name(p->red));
+        if (g->gemv)
+            return not_covered(why, "%s of a matrix-vector product", recipe_red_name(p->red));
+        p->dim = dim;
+        if (!soft) {
+            if (p->keepdim)
+                want.shape[dim] = 1;
+            else
+                want.ndim--;
         }
+        if (reaches(p, result, g->acc_node))
+            return not_covered(why, "%s of the product combined with the product itself (a broadcast "
+                                    "back over the row)", recipe_red_name(p->red));
+        p->outer = g->batch * g->m;
+        p->r = g->n;
+        p->inner = 1;
+    }
+    bool same = want.ndim == p->output.ndim;
+    for (int d = 0; same && d < want.ndim; d++)
+        same = want.shape[d] == p->output.shape[d];
+    if (!same)
+        return not_covered(why, "%s whose result is not the output's shape (a reshape or broadcast follows?)",
+                           g->op);
+    if (!reaches(p, rowred ? p->root : result, g->acc_node))
+        return not_covered(why, "%s", "the output does not depend on the matrix product");
+    const rx_node *rn = &p->nodes[result];
+    p->epi = rn->op == RX_ACC ? -1 : result;
+    if (!rowred)
+        p->root = -1;
+    else if (p->root == g->acc_node)
+        p->root = -1; /* the reduced operand is the product itself */
+    for (int i = 0; i < p->n_inputs; i++) {
+        g->in[i] = i == g->a || i == g->b ? RG_OPERAND : RG_UNUSED;
+        p->kind[i] = RK_UNUSED;
+    }
+    bool soft = rowred && (p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX);
+    if (rowred) {
+        if (p->root >= 0 && classify_dag(p, p->root, &prod, false, why))
+            return 1;
+        if (p->epi >= 0 && classify_dag(p, p->epi, soft ? &prod : &p->output, !soft, why))
+            return 1;
+    } else if (classify_dag(p, result, &prod, false, why)) {
+        return 1;
     }
     return 0;
 }
@@ -848,8 +923,17 @@ void recipe_gemm_describe(const recipe_plan *p, strbuf *out)
     if (g->tri)
         strbuf_addf(out, "mask: %s(diagonal=%lld) of the product\n", g->tri == 1 ? "triu" : "tril",
                     (long long)g->tri_diag);
+    if (p->r > 0) {
+        strbuf_adds(out, "row reduction: ");
+        strbuf_addf(out, "%s over dim %d%s of ", recipe_red_name(p->red), p->dim, p->keepdim ? " (keepdim)" : "");
+        if (p->root >= 0)
+            rx_format(p, p->root, out);
+        else
+            strbuf_adds(out, "r");
+        strbuf_addc(out, '\n');
+    }
     if (p->epi >= 0) {
-        strbuf_adds(out, "epilogue: ");
+        strbuf_adds(out, p->r > 0 ? "epilogue of the reduced value: " : "epilogue: ");
         rx_format(p, p->epi, out);
         strbuf_addc(out, '\n');
     }
@@ -863,6 +947,13 @@ void recipe_gemm_summary(const recipe_plan *p, strbuf *out)
         strbuf_addf(out, " x%lld", (long long)g->batch);
     if (g->tri)
         strbuf_adds(out, g->tri == 1 ? ", triu" : ", tril");
+    if (p->r > 0) {
+        strbuf_addf(out, ", %s over the row of ", recipe_red_name(p->red));
+        if (p->root >= 0)
+            rx_format(p, p->root, out);
+        else
+            strbuf_adds(out, "r");
+    }
     if (p->epi >= 0) {
         strbuf_adds(out, ", then ");
         rx_format(p, p->epi, out);
@@ -992,7 +1083,7 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         int64_t tiles = cdiv(g->m, t.bm) * cdiv(g->n, t.bn) * g->batch;
         int64_t slots = (int64_t)hw->sms * per_sm;
         int64_t k_tiles = cdiv(g->k, t.bk);
-        if (tiles < slots && k_tiles >= 16) {
+        if (tiles < slots && k_tiles >= 16 && p->r == 0) { /* a row reduction is not split */
             int64_t split = slots / tiles;
             if (split > k_tiles / 8)
                 split = k_tiles / 8;
@@ -1095,6 +1186,20 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     t->split_k > 0 ? t->split_k : 1, t->group > 0 ? t->group : 8, t->prec);
     }
     strbuf_addf(sb, "#define CGR_TRI %d\n#define CGR_TRI_DIAG %lld\n", g->tri, (long long)g->tri_diag);
+    int rr = 0;
+    if (p->r > 0) {
+        switch (p->red) {
+        case RED_SUM: rr = 1; break;
+        case RED_MEAN: rr = 2; break;
+        case RED_MAX: rr = 3; break;
+        case RED_MIN: rr = 4; break;
+        case RED_LOGSUMEXP: rr = 5; break;
+        case RED_SOFTMAX: rr = 6; break;
+        case RED_LOGSOFTMAX: rr = 7; break;
+        default: BUG("gemm row reduction %d", (int)p->red);
+        }
+    }
+    strbuf_addf(sb, "#define CGR_ROWRED %d\n", rr);
     static const char *kinds[] = { "CGR_GE_UNUSED", "CGR_GE_OPERAND", "CGR_GE_FULL", "CGR_GE_SCALAR",
                                    "CGR_GE_COL", "CGR_GE_ROW" };
     strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);
@@ -1112,6 +1217,16 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     if (p->output.ndim == 0)
         strbuf_adds(sb, "1");
     strbuf_adds(sb, "}\n");
+    strbuf_addf(sb, "#define CGR_PROD_NDIM %d\n#define CGR_PROD_SHAPE {", g->ndim);
+    for (int d = 0; d < g->ndim; d++)
+        strbuf_addf(sb, "%s%lld", d ? ", " : "", (long long)g->shape[d]);
+    if (g->ndim == 0)
+        strbuf_adds(sb, "1");
+    strbuf_adds(sb, "}\n");
+    if (p->r > 0 && p->root >= 0)
+        recipe_emit_expr(p, p->root, "cgr_pre", "float r, const float *x", sb);
+    else
+        strbuf_adds(sb, "__device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; return r; }\n");
     if (p->epi >= 0)
         recipe_emit_expr(p, p->epi, "cgr_epi", "float r, const float *x", sb);
     else

@@ -101,8 +101,6 @@ uint32_t bits(float f)
 
 // ---------------------------------------------------------------- one CTA
 
-constexpr bool kLdsmA = std::is_same_v<typename SmemA::S2R, Copy_Atom<SM75_U32x4_LDSM_N, float>>;
-constexpr bool kLdsmB = std::is_same_v<typename SmemB::S2R, Copy_Atom<SM75_U32x4_LDSM_N, float>>;
 
 using AccT = decltype(partition_fragment_C(TiledMma{}, Shape<Int<kBM>, Int<kBN>>{}));
 
@@ -284,34 +282,52 @@ void run_cta(const Params &p, int pid, int batch, int split, Cta &cta)
         std::vector<SmallB> sb(kThreads);
         constexpr int K_BLOCK_MAX = decltype(size<2>(FragA{}))::value;
 
-        // smem -> registers for k-block kb of stage pipe, every thread
+        // smem -> registers for k-block kb of stage pipe, every thread: each copy atom
+        // (ldmatrix: 32 threads; a 32-bit load: one) moves 32-bit words from its source
+        // threads' values to its destination threads' values as the atom's traits map
+        // both to the atom's words (SrcLayout, DstLayout, in bits)
+        int kb_cur = 0, pipe_cur = 0;
+        auto s2r_one = [&](auto tiled, auto &smem_t, auto &frags) {
+            using Traits = typename decltype(tiled)::Traits;
+            constexpr int athr = size(typename Traits::ThrID{});
+            for (int t0 = 0; t0 < kThreads; t0 += athr) {
+                auto slice0 = tiled.get_thread_slice(t0);
+                Tensor shape_src = slice0.partition_S(smem_t)(_, _, kb_cur, pipe_cur);
+                const int nv = int(size<0>(shape_src)), ncall = int(size(shape_src)) / nv;
+                for (int c = 0; c < ncall; ++c) {
+                    std::vector<float> word(size_t(athr * nv), NAN);
+                    for (int s = 0; s < athr; ++s) {
+                        Tensor src = tiled.get_thread_slice(t0 + s).partition_S(smem_t)(_, _, kb_cur, pipe_cur);
+                        for (int j = 0; j < nv; ++j)
+                            word[size_t(typename Traits::SrcLayout{}(s, j * 32) / 32)] = src(j + c * nv);
+                    }
+                    for (int d = 0; d < athr; ++d) {
+                        Tensor dst = tiled.get_thread_slice(t0 + d).retile_D(frags[t0 + d])(_, _, kb_cur);
+                        for (int j = 0; j < nv; ++j)
+                            dst(j + c * nv) =
+                                tfloat32_t::bitcast(bits(word[size_t(typename Traits::DstLayout{}(d, j * 32) / 32)]));
+                    }
+                }
+            }
+        };
         auto s2r = [&](int pipe, int kb) {
+            kb_cur = kb;
+            pipe_cur = pipe;
+            s2r_one(make_tiled_copy_A(typename SmemA::S2R{}, mma), sA, fa);
+            s2r_one(make_tiled_copy_B(typename SmemB::S2R{}, mma), sB, fb);
+            // what the MMA will read: every thread's fragment as the TiledMMA partitions smem
             for (int t = 0; t < kThreads; ++t) {
                 auto thr = mma.get_slice(t);
-                if constexpr (kLdsmA) {
-                    Tensor src = thr.partition_A(sA)(_, _, kb, pipe);
-                    Tensor dst = fa[t](_, _, kb);
-                    for (int i = 0; i < int(size(src)); ++i)
-                        dst(i) = tfloat32_t::bitcast(bits(src(i)));
-                } else {
-                    auto cp = make_tiled_copy_A(typename SmemA::S2R{}, mma).get_thread_slice(t);
-                    Tensor src = cp.partition_S(sA)(_, _, kb, pipe);
-                    Tensor dst = cp.retile_D(fa[t])(_, _, kb);
-                    for (int i = 0; i < int(size(src)); ++i)
-                        dst(i) = tfloat32_t::bitcast(bits(src(i)));
-                }
-                if constexpr (kLdsmB) {
-                    Tensor src = thr.partition_B(sB)(_, _, kb, pipe);
-                    Tensor dst = fb[t](_, _, kb);
-                    for (int i = 0; i < int(size(src)); ++i)
-                        dst(i) = tfloat32_t::bitcast(bits(src(i)));
-                } else {
-                    auto cp = make_tiled_copy_B(typename SmemB::S2R{}, mma).get_thread_slice(t);
-                    Tensor src = cp.partition_S(sB)(_, _, kb, pipe);
-                    Tensor dst = cp.retile_D(fb[t])(_, _, kb);
-                    for (int i = 0; i < int(size(src)); ++i)
-                        dst(i) = tfloat32_t::bitcast(bits(src(i)));
-                }
+                Tensor wa = thr.partition_A(sA)(_, _, kb, pipe);
+                Tensor ra = fa[t](_, _, kb);
+                for (int i = 0; i < int(size(wa)); ++i)
+                    if (bits(wa(i)) != ra(i).raw())
+                        fail("a register of A differs from the MMA's partition of smem", t, i, kb);
+                Tensor wb = thr.partition_B(sB)(_, _, kb, pipe);
+                Tensor rb = fb[t](_, _, kb);
+                for (int i = 0; i < int(size(wb)); ++i)
+                    if (bits(wb(i)) != rb(i).raw())
+                        fail("a register of B differs from the MMA's partition of smem", t, i, kb);
             }
         };
 
@@ -347,6 +363,53 @@ void run_cta(const Params &p, int pid, int batch, int split, Cta &cta)
 
     // the epilogue, as the kernel writes it
     const int64_t row0 = int64_t(batch) * kM;
+    if constexpr (kRowRed != 0) {
+        // row_partials: every thread's partial of each of its rows, the quads' butterfly
+        // (shfl_xor 1, then 2), lane 0 of each quad into red[slot][row in tile]
+        std::vector<Stat> red(size_t(kWN) * kBM, Stat{ NAN, NAN });
+        std::vector<int> written(size_t(kWN) * kBM, 0);
+        const int nm = int(size<1>(acc[0]));
+        std::vector<Stat> st(size_t(kThreads) * nm * 2);
+        for (int t = 0; t < kThreads; ++t) {
+            Tensor tCcC = acc_coords(t, tm, tn);
+            for (int mi = 0; mi < nm; ++mi)
+                for (int h = 0; h < 2; ++h) {
+                    st[(size_t(t) * nm + mi) * 2 + h] = row_thread_partial(p, acc[t], tCcC, row0, mi, h);
+                    const int m = get<0>(tCcC(2 * h, mi, 0));
+                    for (int ni = 0; ni < int(size<2>(acc[t])); ++ni)
+                        for (int v = 2 * h; v < 2 * h + 2; ++v)
+                            if (get<0>(tCcC(v, mi, ni)) != m)
+                                fail("accumulators 2h and 2h+1 of a thread are not on one row", t, mi, v);
+                }
+        }
+        for (int o = 1; o <= 2; o *= 2) {
+            std::vector<Stat> before = st;
+            for (int t = 0; t < kThreads; ++t)
+                for (int j = 0; j < nm * 2; ++j)
+                    st[size_t(t) * nm * 2 + j] = red_combine(before[size_t(t) * nm * 2 + j],
+                                                             before[size_t(t ^ o) * nm * 2 + j]);
+        }
+        for (int t = 0; t < kThreads; t += 4) {
+            Tensor tCcC = acc_coords(t, tm, tn);
+            const int slot = row_slot(t);
+            for (int mi = 0; mi < nm; ++mi)
+                for (int h = 0; h < 2; ++h) {
+                    const int r = get<0>(tCcC(2 * h, mi, 0)) - tm * kBM;
+                    for (int q = 1; q < 4; ++q)  // the quad shares the row
+                        if (get<0>(acc_coords(t + q, tm, tn)(2 * h, mi, 0)) != r + tm * kBM)
+                            fail("the lanes of a quad are on different rows", t, mi, h);
+                    red[size_t(slot) * kBM + r] = st[(size_t(t) * nm + mi) * 2 + h];
+                    written[size_t(slot) * kBM + r]++;
+                }
+        }
+        for (size_t i = 0; i < written.size(); ++i)
+            if (written[i] != 1)
+                fail("a (slot, row) of the row partials is written other than once", int(i / kBM), int(i % kBM),
+                     written[i]);
+        for (int t = 0; t < kThreads; ++t)
+            row_store(p, tm, tn, row0, t, red.data());
+        return;
+    }
     for (int t = 0; t < kThreads; ++t) {
         Tensor tCcC = acc_coords(t, tm, tn);
         AccT &a = acc[t];
@@ -425,14 +488,17 @@ int main()
     int64_t total = 1;
     for (int d = 0; d < ondim; ++d)
         total *= kOutShape[d];
-    if (total != int64_t(kBatch) * kM * kN) {
+    const bool reduced = kRowRed != 0 && !kSoft;
+    if (total != (reduced ? kRows : int64_t(kBatch) * kM * kN)) {
         fprintf(stderr, "emu: the output has %lld elements, batch x M x N is %lld\n", (long long)total,
                 (long long)(int64_t(kBatch) * kM * kN));
         return 1;
     }
     std::vector<float> out(size_t(total), NAN);
     std::vector<float> ws(kSplit > 1 ? size_t(kSplit) * size_t(total) : 0, NAN);
+    std::vector<float> rws(kPartFloats + kStatFloats + 1, NAN);
     p.out = kSplit > 1 ? ws.data() : out.data();
+    p.ws = rws.data();
     {
         Cta cta;
         std::vector<char> seen(kTiles, 0);
@@ -460,6 +526,13 @@ int main()
             out[size_t(i)] = finish(q, s, row, m, n);
         }
     }
+    if constexpr (kRowRed != 0) {  // row_kernel, soft_kernel
+        for (int64_t row = 0; row < kRows; ++row)
+            row_finish(p, row);
+        if constexpr (kSoft)
+            for (int64_t i = 0; i < kRows * kN; ++i)
+                soft_finish(p, i);
+    }
     if (errors)
         return 1;
 
@@ -469,34 +542,76 @@ int main()
     int64_t bad = 0;
     std::vector<int64_t> oidx(ondim > 0 ? ondim : 1);
     std::vector<float> x(kNin > 0 ? kNin : 1);
-    for (int64_t i = 0; i < total; ++i) {
-        const int64_t row = i / kN;
-        const int n = int(i % kN), m = int(row % kM), b = int(row / kM);
-        double dot = 0;
-        for (int k = 0; k < kK; ++k) {
-            const double a = A[b * int64_t(CGR_A_BSTRIDE) + (kAKMajor ? int64_t(m) * CGR_LDA + k : int64_t(k) * CGR_LDA + m)];
-            const double bv = B[b * int64_t(CGR_B_BSTRIDE) + (kBKMajor ? int64_t(n) * CGR_LDB + k : int64_t(k) * CGR_LDB + n)];
-            dot += a * bv;
-        }
-        if (!kept(m, n))
-            dot = 0;
-        int64_t r = i;
-        for (int d = ondim - 1; d >= 0; --d) {
-            oidx[d] = r % kOutShape[d];
-            r /= kOutShape[d];
-        }
-        for (int j = 0; j < kNin; ++j)
-            x[j] = kKinds[j] >= CGR_GE_FULL ? bcast(in, j, oidx.data(), ondim) : 0.f;
-        const double want = cgr_epi(float(dot), x.data());
+    // the product's values through the mask and cgr_pre, in double, row by row; then the
+    // reduction (if any) in double and cgr_epi
+    std::vector<double> vals = std::vector<double>(size_t(kN));
+    auto check = [&](int64_t i, double want, int b, int m, int n) {
         const double got = out[size_t(i)];
         const double err = std::fabs(got - want) / (1e-4 + 1e-4 * std::fabs(want));
         if (!(err <= (CGR_PREC == 0 ? 1.0 : 200.0))) {
             if (bad++ < 8)
-                fprintf(stderr, "emu: output %lld (batch %d, m %d, n %d): got %.7g, want %.7g\n", (long long)i, b,
-                        m, n, got, want);
+                fprintf(stderr, "emu: output %lld (batch %d, m %d, n %d): got %.7g, want %.7g\n", (long long)i, b, m,
+                        n, got, want);
         }
         if (err > worst || std::isnan(err))
             worst = std::isnan(err) ? INFINITY : err;
+    };
+    // inputs broadcast to the product's shape (batch dims, M, N) or to the output's
+    auto inputs_at = [&](int64_t flat, const int64_t *shape, int nd) {
+        int64_t r = flat;
+        for (int d = nd - 1; d >= 0; --d) {
+            oidx[size_t(d)] = r % shape[d];
+            r /= shape[d];
+        }
+        for (int j = 0; j < kNin; ++j)
+            x[size_t(j)] = kKinds[j] >= CGR_GE_FULL ? bcast(in, j, oidx.data(), nd) : 0.f;
+    };
+    // the product's shape (torch's matmul result)
+    const int64_t pshape_c[] = CGR_PROD_SHAPE;
+    const int pnd = CGR_PROD_NDIM;
+    std::vector<int64_t> pshape(pshape_c, pshape_c + pnd);
+    oidx.resize(size_t(pnd > ondim ? pnd : ondim) + 1);
+    for (int64_t row = 0; row < kRows; ++row) {
+        const int m = int(row % kM), b = int(row / kM);
+        for (int n = 0; n < kN; ++n) {
+            double dot = 0;
+            for (int k = 0; k < kK; ++k) {
+                const double a = A[b * int64_t(CGR_A_BSTRIDE) + (kAKMajor ? int64_t(m) * CGR_LDA + k : int64_t(k) * CGR_LDA + m)];
+                const double bv = B[b * int64_t(CGR_B_BSTRIDE) + (kBKMajor ? int64_t(n) * CGR_LDB + k : int64_t(k) * CGR_LDB + n)];
+                dot += a * bv;
+            }
+            if (!kept(m, n))
+                dot = 0;
+            inputs_at(row * kN + n, pshape.data(), pnd);
+            vals[size_t(n)] = kRowRed ? double(cgr_pre(float(dot), x.data())) : double(cgr_epi(float(dot), x.data()));
+        }
+        if (kRowRed == 0) {
+            for (int n = 0; n < kN; ++n)
+                check(row * kN + n, vals[size_t(n)], b, m, n);
+            continue;
+        }
+        double mx = -INFINITY, mn = INFINITY, sum = 0;
+        for (int n = 0; n < kN; ++n) {
+            mx = std::max(mx, vals[size_t(n)]);
+            mn = std::min(mn, vals[size_t(n)]);
+            sum += vals[size_t(n)];
+        }
+        double se = 0;
+        for (int n = 0; n < kN; ++n)
+            se += std::exp(vals[size_t(n)] - mx);
+        if (kSoft) {
+            for (int n = 0; n < kN; ++n) {
+                const double r = kRowRed == CGR_RR_SOFTMAX ? std::exp(vals[size_t(n)] - mx) / se
+                                                           : vals[size_t(n)] - mx - std::log(se);
+                inputs_at(row * kN + n, pshape.data(), pnd);
+                check(row * kN + n, cgr_epi(float(r), x.data()), b, m, n);
+            }
+            continue;
+        }
+        const double r = kRowRed == CGR_RR_SUM ? sum : kRowRed == CGR_RR_MEAN ? sum / kN
+                       : kRowRed == CGR_RR_MAX ? mx : kRowRed == CGR_RR_MIN ? mn : mx + std::log(se);
+        inputs_at(row, kOutShape, ondim);
+        check(row, cgr_epi(float(r), x.data()), b, m, 0);
     }
     printf("emu: %lld outputs, max error / fp32 tolerance %.3g, %lld bad (%s)\n", (long long)total, worst,
            (long long)bad, CGR_PREC == 0 ? "3xTF32" : "TF32");

@@ -37,9 +37,9 @@ echo "90a $SRC/recipes/pool.cu $SRC/recipes" >>"$jobs"
 
 covered=0
 # GEMM fixtures built by default: each operand layout, 4-byte copies, batches, split-K,
-# triu, matrix-vector, epilogues reading every kind of input
+# triu, matrix-vector, epilogues reading every kind of input, row reductions
 gemm_sample="matmul matmul_irregular matmul_tab bmm_tb_method matmul_large_k triu_matmul matvec
-linear_residual l2_matmul_add_swish_tanh_gelu_hardtanh"
+linear_residual l2_matmul_add_swish_tanh_gelu_hardtanh kb_l2_22_lse_mish kb_l2_99_gelu_softmax"
 gemm_sample=$(echo $gemm_sample)
 for spec in "$SRC"/tests/data/recipe/*.json; do
   name=$(basename "$spec" .json)

@@ -433,6 +433,35 @@ static void test_gemm_plans(void **state)
     assert_int_equal(p.gemm.bias, -1);
     assert_int_equal(p.gemm.in[1], RG_COL);
     recipe_plan_release(&p);
+    /* a reduction over the product's rows: the operand, then the reduced value's epilogue */
+    load("kb_l2_22_lse_mish", &p); /* real spec: logsumexp(clamp(2 (x W^T + b) doubled), keepdim) */
+    assert_int_equal(p.red, RED_LOGSUMEXP);
+    assert_true(p.keepdim);
+    assert_int_equal(p.dim, 1);
+    assert_true(p.root >= 0 && p.epi >= 0);
+    assert_int_equal(p.r, 8192);
+    float w[3] = { 0.f, 0.f, 1.f };
+    NEAR(rx_eval(&p, p.root, w, 1.f), 8.f);  /* clamp(((1 + 1) * 2) * 2, -10, 10) */
+    NEAR(rx_eval(&p, p.epi, w, 1.f), 0.86509836f); /* r * mish(r) at r = 1 */
+    recipe_plan_release(&p);
+    load("kb_l2_99_gelu_softmax", &p);
+    assert_int_equal(p.red, RED_SOFTMAX);
+    assert_int_equal(p.epi, -1);
+    assert_int_equal(p.gemm.in[2], RG_COL);
+    recipe_plan_release(&p);
+    load("mm_sum", &p); /* sum(mm(A, B), 1, keepdim): the product itself reduced */
+    assert_int_equal(p.red, RED_SUM);
+    assert_int_equal(p.root, -1);
+    recipe_plan_release(&p);
+    /* BatchNorm1d in eval mode on a 2-D product: per column, from the running statistics */
+    load("kb_l2_33_scale_bn", &p); /* x W^T + b, * scale, bn: inputs x scale w b bn.{w,b,mean,var,n} */
+    for (int i = 4; i <= 7; i++)
+        assert_int_equal(p.gemm.in[i], RG_COL);
+    assert_int_equal(p.gemm.in[8], RG_UNUSED); /* num_batches_tracked */
+    float bn[9] = { 0.f, 2.f, 0.f, 0.5f, 3.f, 1.f, 0.25f, 4.f, 0.f };
+    /* ((r + 0.5) * 2 - 0.25) / sqrt(4 + 1e-5) * 3 + 1 at r = 1 */
+    NEAR(rx_eval(&p, p.epi, bn, 1.f), (float)((3.0 - 0.25) / sqrt(4.00001) * 3.0 + 1.0));
+    recipe_plan_release(&p);
     strbuf line = STRBUF_INIT;
     load("l2_matmul_div_gelu", &p);
     recipe_summary(&p, &line);
