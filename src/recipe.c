@@ -12,6 +12,9 @@
 
 #include "recipe.h"
 #include "recipe_norm.h"
+#include "recipe_gemm.h"
+#include "recipe_conv.h"
+#include "recipe_pool.h"
 #include "util.h"
 
 /* ================================================================== plan */
@@ -49,7 +52,7 @@ static int add_node(recipe_plan *p, enum rx_op op, int a, int b, double p0, doub
 const char *recipe_red_name(enum recipe_red r)
 {
     static const char *names[] = { "sum", "mean", "max", "min", "prod", "argmax", "argmin",
-                                   "softmax", "log_softmax" };
+                                   "softmax", "log_softmax", "logsumexp" };
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
@@ -236,7 +239,9 @@ static int make_op(struct walk *w, enum rx_op op, const struct value *a, const s
     if (a->kind == V_CONST && a->is_none)
         return not_covered(w, "%s of None", what);
     int ia = expr_of(w, a), ib = b ? expr_of(w, b) : -1;
-    if (ib >= 0 && ((w->has_acc[ia] && w->has_input[ib]) || (w->has_acc[ib] && w->has_input[ia])))
+    /* a GEMM's or a convolution's epilogue may combine its value with inputs (bias, residual) */
+    if (ib >= 0 && w->p->family != RECIPE_GEMM && w->p->family != RECIPE_CONV &&
+        ((w->has_acc[ia] && w->has_input[ib]) || (w->has_acc[ib] && w->has_input[ia])))
         return not_covered(w, "%s combines a reduced value with an input (an epilogue takes "
                               "constants only; a full-size tensor needs a broadcast back over "
                               "the reduced dim)", what);
@@ -279,6 +284,16 @@ static int dim_arg(struct walk *w, const json_t *node, size_t pos, int *dim, boo
 
 static int begin_reduction(struct walk *w, const struct value *x, const char *what)
 {
+    if (w->p->family == RECIPE_GEMM) {
+        /* one reduction of the product's epilogue (over its rows: recipe_gemm_finish) */
+        if (w->n_reductions++)
+            return not_covered(w, "more than one reduction after a matrix product (%s is the second)", what);
+        if (x->kind != V_EXPR || !w->has_acc[x->node])
+            return not_covered(w, "%s of something that does not depend on the matrix product", what);
+        return 0;
+    }
+    if (w->p->family == RECIPE_CONV)
+        return not_covered(w, "%s after a convolution (the conv epilogue is pointwise)", what);
     if (w->n_reductions++)
         return not_covered(w, "more than one reduction (%s is the second)", what);
     if (x->kind != V_EXPR || !w->has_input[x->node])
@@ -343,6 +358,16 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     }
     if (is_module)
         return -2;
+    if (!strcmp(name, "logsumexp") && w->p->family == RECIPE_GEMM) {
+        if (dim_arg(w, node, 1, &dim, &given))
+            return 1;
+        if (!given)
+            return not_covered(w, "%s without a dim", name);
+        const json_t *kd = arg_at(node, 2, "keepdim");
+        if (begin_reduction(w, x, name))
+            return 1;
+        return set_reduction(w, RED_LOGSUMEXP, x->node, dim, kd && json_is_true(kd), out);
+    }
     if (!strcmp(name, "max") || !strcmp(name, "min")) {
         const json_t *a1 = arg_at(node, 1, "dim");
         if (!a1)
@@ -387,6 +412,58 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     return -2;
 }
 
+/* The value of spec input k as an expression. */
+static void input_value(struct walk *w, int k, struct value *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = V_EXPR;
+    out->node = add_node(w->p, RX_INPUT, -1, -1, 0, 0);
+    w->p->nodes[out->node].input = k;
+    mark(w, out->node);
+}
+
+static int input_named(const recipe_plan *p, const char *name);
+
+/* BatchNorm1d in eval mode on a GEMM's 2-D product (channels are its columns), from its
+ * running statistics: (x - running_mean) / sqrt(running_var + eps) * weight + bias. */
+static int gemm_batchnorm(struct walk *w, const json_t *node, const struct value *x, const char *repr,
+                          struct value *out)
+{
+    recipe_plan *p = w->p;
+    const char *target = json_string_value(json_object_get(node, "target"));
+    if (p->gemm.ndim != 2)
+        return not_covered(w, "%s of a product that is not 2-D", "BatchNorm1d");
+    if (!target || !repr || !strstr(repr, "track_running_stats=True"))
+        return not_covered(w, "%s without running statistics (batch statistics)", "BatchNorm1d");
+    char name[160];
+    int k[4];
+    static const char *parts[] = { "running_mean", "running_var", "weight", "bias" };
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "%s.%s", target, parts[i]);
+        k[i] = input_named(p, name);
+        if (k[i] < 0 && (i < 2 || strstr(repr, "affine=True")))
+            return not_covered(w, "BatchNorm1d without its %s among the inputs", parts[i]);
+    }
+    struct value v[4], eps, t, d;
+    for (int i = 0; i < 4; i++)
+        if (k[i] >= 0)
+            input_value(w, k[i], &v[i]);
+    memset(&eps, 0, sizeof eps);
+    eps.kind = V_CONST;
+    eps.num = repr_num(repr, "eps=", 1e-5);
+    if (make_op(w, RX_SUB, x, &v[0], 0, 0, &t, "BatchNorm1d") ||
+        make_op(w, RX_ADD, &v[1], &eps, 0, 0, &d, "BatchNorm1d") ||
+        make_op(w, RX_RSQRT, &d, NULL, 0, 0, &d, "BatchNorm1d") ||
+        make_op(w, RX_MUL, &t, &d, 0, 0, &t, "BatchNorm1d"))
+        return 1;
+    if (k[2] >= 0 && make_op(w, RX_MUL, &t, &v[2], 0, 0, &t, "BatchNorm1d"))
+        return 1;
+    if (k[3] >= 0 && make_op(w, RX_ADD, &t, &v[3], 0, 0, &t, "BatchNorm1d"))
+        return 1;
+    *out = t;
+    return 0;
+}
+
 /* Unary and binary elementwise ops by name, with their constants from args or kwargs
  * (functions and methods) or from the module's repr (modules). -2: not one. */
 static int elementwise(struct walk *w, const char *name, const json_t *node, const struct value *x,
@@ -398,6 +475,10 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
     size_t len = strlen(base);
     if (!is_module && len > 1 && base[len - 1] == '_' && base[0] != '_')
         base[len - 1] = '\0'; /* relu_ and friends: in place, the same value */
+    if (!is_module && (!strcmp(base, "clone") || !strcmp(base, "detach") || !strcmp(base, "contiguous"))) {
+        *out = *x; /* a copy of the same values */
+        return 0;
+    }
     if (is_module) {
         static const struct { const char *m; enum rx_op op; } mods[] = {
             { "ReLU", RX_RELU }, { "Sigmoid", RX_SIGMOID }, { "Tanh", RX_TANH },
@@ -408,6 +489,8 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
         for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
             if (!strcmp(base, mods[i].m))
                 return make_op(w, mods[i].op, x, NULL, 0, 0, out, base);
+        if (!strcmp(base, "BatchNorm1d") && w->p->family == RECIPE_GEMM)
+            return gemm_batchnorm(w, node, x, repr, out);
         if (!strcmp(base, "Identity") || !strcmp(base, "Dropout")) {
             *out = *x;
             return 0;
@@ -509,13 +592,78 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
     return -2;
 }
 
+/* A pooling (src/recipe_pool.c reads the call): its value is the accumulator leaf, as a
+ * reduction's is, so the operand may be a prologue and constants may follow. -2 when
+ * name is no pooling. */
+static int pooling(struct walk *w, const char *name, const json_t *node, const struct value *x,
+                   const char *repr, bool is_module, struct value *out)
+{
+    int rc = recipe_pool_parse(name, node, repr, is_module, &w->p->pool, w->why);
+    if (rc)
+        return rc;
+    /* the GEMM family takes one reduction over the product's rows, not a pooling */
+    if (w->p->family == RECIPE_GEMM)
+        return not_covered(w, "%s in a graph with a matrix product (the GEMM epilogue takes no pooling)", name);
+    if (begin_reduction(w, x, name))
+        return 1;
+    w->p->family = RECIPE_POOL;
+    return set_reduction(w, RED_MAX, x->node, 0, false, out);
+}
+
 /* The input index of a spec tensor by name, else -1. */
+static int input_named(const recipe_plan *p, const char *name)
+{
+    for (int i = 0; i < p->n_inputs; i++)
+        if (!strcmp(p->inputs[i].name, name))
+            return i;
+    return -1;
+}
+
 static int input_by_name(const recipe_plan *p, const char *name)
 {
     for (int i = 0; i < p->n_inputs; i++)
         if (!strcmp(p->inputs[i].name, name))
             return i;
     return -1;
+}
+
+/* GEMM: the product's value (RX_ACC, plus nn.Linear's bias), or for a triu/tril of the
+ * product the product's value (the kernel applies the mask). */
+static int gemm_value(struct walk *w, const json_t *node, enum recipe_gemm_role role, struct value *out)
+{
+    recipe_plan *p = w->p;
+    if (role == RGR_MASK)
+        return arg_value(w, arg_at(node, 0, "input"), out, "triu/tril");
+    out->kind = V_EXPR;
+    out->node = add_node(p, RX_ACC, -1, -1, 0, 0);
+    mark(w, out->node);
+    p->gemm.acc_node = out->node;
+    if (p->gemm.bias >= 0) {
+        int b = add_node(p, RX_INPUT, -1, -1, 0, 0);
+        p->nodes[b].input = p->gemm.bias;
+        mark(w, b);
+        int sum = add_node(p, RX_ADD, out->node, b, 0, 0);
+        mark(w, sum);
+        out->node = sum;
+    }
+    return 0;
+}
+
+/* CONV: the convolution's value, RX_ACC, plus its bias (one value a channel). */
+static void conv_value(struct walk *w, struct value *out)
+{
+    recipe_plan *p = w->p;
+    out->kind = V_EXPR;
+    out->node = add_node(p, RX_ACC, -1, -1, 0, 0);
+    mark(w, out->node);
+    if (p->conv.bias >= 0) {
+        int b = add_node(p, RX_INPUT, -1, -1, 0, 0);
+        p->nodes[b].input = p->conv.bias;
+        mark(w, b);
+        int sum = add_node(p, RX_ADD, out->node, b, 0, 0);
+        mark(w, sum);
+        out->node = sum;
+    }
 }
 
 static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *result)
@@ -529,7 +677,15 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
     struct value out;
     memset(&out, 0, sizeof out);
     int rc = 0;
-    if (!strcmp(op, "placeholder")) {
+    enum recipe_gemm_role role = p->family == RECIPE_GEMM ? recipe_gemm_role(p, name) : RGR_NONE;
+    if (role == RGR_VIEW)
+        return 0; /* a transpose the product consumed: no value of its own */
+    if (role == RGR_PRODUCT || role == RGR_MASK) {
+        if (gemm_value(w, node, role, &out))
+            return 1;
+    } else if (recipe_conv_is_node(p, name)) {
+        conv_value(w, &out);
+    } else if (!strcmp(op, "placeholder")) {
         /* forward()'s arguments, in order, are the spec's first inputs */
         int k = (*placeholder)++;
         if (k >= p->n_inputs)
@@ -600,6 +756,8 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
             rc = reduction(w, fname, node, &x, repr, is_module, &out);
             if (rc == -2)
                 rc = elementwise(w, fname, node, &x, repr, is_module, &out);
+            if (rc == -2)
+                rc = pooling(w, fname, node, &x, repr, is_module, &out);
             if (rc == -2)
                 return not_covered(w, "operator '%s' is not in the recipe families", is_module ? fname : target);
         }
@@ -811,6 +969,33 @@ static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_ac
     return 0;
 }
 
+/* The pooled operand's tensor, its inputs' kinds and the epilogue; then recipe_pool.c. */
+static int finish_pool(recipe_plan *p, int result, const unsigned char *has_acc, strbuf *why)
+{
+    bool used[RECIPE_MAX_INPUTS] = { false };
+    mark_used(p, p->root, used);
+    const recipe_tensor *x = NULL;
+    for (int i = 0; i < p->n_inputs && !x; i++)
+        if (used[i] && numel(&p->inputs[i]) > 1)
+            x = &p->inputs[i];
+    if (!x) {
+        strbuf_adds(why, "not covered: the pooled operand has no tensor input");
+        return 1;
+    }
+    if (!is_float_dtype(x->dtype)) {
+        strbuf_addf(why, "not covered: pooling of dtype %s", x->dtype);
+        return 1;
+    }
+    if (classify_inputs(p, x, true, why))
+        return 1;
+    if (result != p->root && !has_acc[result]) {
+        strbuf_adds(why, "not covered: the output does not depend on the pooling");
+        return 1;
+    }
+    p->epi = p->nodes[result].op == RX_ACC ? -1 : result;
+    return recipe_pool_finish(p, x, why);
+}
+
 int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
 {
     recipe_plan_release(p);
@@ -857,7 +1042,9 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     w.p = p;
     w.why = why;
     int placeholder = 0, result = -1;
-    rc = 0;
+    rc = recipe_conv_prescan(graph, p, why);
+    if (rc == 0 && p->family != RECIPE_CONV)
+        rc = recipe_gemm_prescan(graph, p, why);
     for (size_t i = 0; i < json_array_size(graph) && rc == 0; i++) {
         const json_t *node = json_array_get(graph, i);
         if (!json_is_object(node)) {
@@ -870,7 +1057,11 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     if (rc == 0 && result < 0)
         rc = not_covered(&w, "%s", "the graph has no output node");
     if (rc == 0) {
-        if (w.n_reductions == 0) {
+        if (p->family == RECIPE_GEMM) {
+            rc = recipe_gemm_finish(p, result, why);
+        } else if (p->family == RECIPE_CONV) {
+            rc = recipe_conv_finish(p, result, why);
+        } else if (w.n_reductions == 0) {
             p->family = RECIPE_POINTWISE;
             p->root = result;
             if (!is_float_dtype(p->output.dtype)) {
@@ -888,6 +1079,8 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
                 strbuf_adds(why, "not covered: an input is larger than the output (a reduction or view?)");
                 rc = 1;
             }
+        } else if (p->family == RECIPE_POOL) {
+            rc = finish_pool(p, result, w.has_acc, why);
         } else {
             p->family = RECIPE_REDUCE;
             rc = finish_reduce(p, result, w.has_acc, why);
@@ -1022,8 +1215,17 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
         recipe_norm_describe(p, out);
         return;
     }
+    if (p->family == RECIPE_GEMM) {
+        recipe_gemm_describe(p, out);
+        return;
+    }
+    if (p->family == RECIPE_CONV) {
+        recipe_conv_describe(p, out);
+        return;
+    }
     strbuf_addf(out, "family: %s\n", p->family == RECIPE_POINTWISE ? "pointwise" :
-                                     p->family == RECIPE_REDUCE ? "reduce" : "none");
+                                     p->family == RECIPE_REDUCE ? "reduce" :
+                                     p->family == RECIPE_POOL ? "pool" : "none");
     for (int i = 0; i < p->n_inputs; i++) {
         strbuf_addf(out, "input %d: %s %s ", i, p->inputs[i].name, p->inputs[i].dtype);
         shape_text(&p->inputs[i], out);
@@ -1049,6 +1251,8 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
             rx_format(p, p->epi, out);
             strbuf_addc(out, '\n');
         }
+    } else if (p->family == RECIPE_POOL) {
+        recipe_pool_describe(p, out);
     }
 }
 
@@ -1068,6 +1272,13 @@ void recipe_summary(const recipe_plan *p, strbuf *out)
             strbuf_adds(out, ", then ");
             rx_format(p, p->epi, out);
         }
+    } else if (p->family == RECIPE_GEMM) {
+        recipe_gemm_summary(p, out);
+    } else if (p->family == RECIPE_CONV) {
+        recipe_conv_summary(p, out);
+        return;
+    } else if (p->family == RECIPE_POOL) {
+        recipe_pool_summary(p, out);
     } else {
         strbuf_adds(out, "none");
         return;

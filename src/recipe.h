@@ -14,6 +14,14 @@
  *  - NORM: statistics (sums, extremes, mean and variance) over a block of dims broadcast
  *    back into a pointwise expression: the norm modules, x / x.norm(...), ...
  *    (src/recipe_norm.c, src/recipe_norm.h).
+ *  - GEMM (src/recipe_gemm.c): matmul/mm/bmm/@/nn.Linear/F.linear/einsum of two inputs
+ *    (transposed, batched, N-D times a matrix, matrix-vector), optionally triu/tril, then
+ *    a pointwise epilogue that may read further inputs (bias, residual, scalars);
+ *  - CONV (src/recipe_conv.c): nn.Conv1d/Conv2d/Conv3d (groups 1, fp32, zero padding) of
+ *    an input as an implicit GEMM, then a pointwise epilogue that may read further inputs
+ *    (the conv's bias, a per-channel bias, scalars, a same-shaped residual).
+ *  - POOL: max and average pooling over the last 1-3 dims (src/recipe_pool.c), with a
+ *    pointwise prologue and epilogue; global pooling is planned as a REDUCE.
  * Anything else is "not covered", with the reason in words.
  *
  * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
@@ -55,11 +63,13 @@ typedef struct rx_node {
     int input;     /* RX_INPUT: index into plan->inputs */
 } rx_node;
 
-enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_NORM };
+enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_NORM, RECIPE_GEMM,
+                      RECIPE_CONV, RECIPE_POOL };
 
 enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
-    RED_SOFTMAX, RED_LOGSOFTMAX
+    RED_SOFTMAX, RED_LOGSOFTMAX,
+    RED_LOGSUMEXP /* GEMM only: over the product's rows */
 };
 
 /* How the kernel reads an input: as the output's full shape (16-byte vectors), as one
@@ -73,6 +83,89 @@ typedef struct recipe_tensor {
     int64_t shape[RECIPE_MAX_DIMS];
     int64_t stride[RECIPE_MAX_DIMS];
 } recipe_tensor;
+
+/* GEMM (src/recipe_gemm.c): how the kernel reads each input. */
+enum recipe_gemm_in {
+    RG_UNUSED = 0, RG_OPERAND, /* A or B of the product */
+    RG_FULL,                   /* the output's shape, contiguous */
+    RG_SCALAR,                 /* one element */
+    RG_COL,                    /* one value per output column (a bias: [N], [1, N]) */
+    RG_ROW                     /* one value per output row ([..., M, 1]) */
+};
+
+#define RECIPE_GEMM_MAX_VIEWS 8
+
+/* GEMM: out = epi(A @ B), A viewed as (M, K), B as (N, K) (CuTe's convention), BATCH
+ * products; the epilogue is plan->epi over RX_ACC, the product (nn.Linear's bias is an
+ * RX_INPUT added to it). With a reduction over the product's rows (plan->root >= 0):
+ * plan->root is the pointwise operand of the reduction (over the product's RX_ACC),
+ * plan->red its kind (sum, mean, max, min, logsumexp, softmax, log_softmax), plan->epi
+ * the epilogue of the reduced value (its own RX_ACC leaf). */
+typedef struct recipe_gemm_plan {
+    char node[96];          /* the fx node of the product */
+    char op[32];            /* how it was written: matmul, mm, bmm, linear, Linear, einsum */
+    char views[RECIPE_GEMM_MAX_VIEWS][96]; /* transposes of operands the product consumes */
+    int n_views;
+    char mask[96];          /* triu/tril node applied to the product, or "" */
+    int a, b;               /* input indices of the operands */
+    int bias;               /* input index of a Linear's bias, or -1 */
+    bool a_kmajor;          /* A(m, k) = a[m*lda + k]; else a[k*lda + m] */
+    bool b_kmajor;          /* B(n, k) = b[n*ldb + k]; else b[k*ldb + n] */
+    int64_t batch, m, n, k;
+    int64_t lda, ldb;
+    int64_t a_bstride, b_bstride; /* elements between batches, 0 when shared */
+    int tri;                /* 0; 1 triu, 2 tril of the product */
+    int64_t tri_diag;
+    int gemv;               /* 0; 1 N == 1 (rows of A), 2 M == 1 (rows of B): memory-bound */
+    bool n_last;            /* the output's last dim is N (B is not a vector) */
+    int acc_node;           /* the product's RX_ACC node */
+    int ndim;               /* the product's shape (torch's matmul result) */
+    int64_t shape[RECIPE_MAX_DIMS];
+    enum recipe_gemm_in in[RECIPE_MAX_INPUTS];
+} recipe_gemm_plan;
+/* CONV (src/recipe_conv.c): how the kernel reads each input. */
+enum recipe_conv_in {
+    RC_UNUSED = 0, RC_OPERAND, /* x or the weight */
+    RC_FULL,                   /* the output's shape, contiguous */
+    RC_SCALAR,                 /* one element */
+    RC_CHAN                    /* one value per output channel ([C], [C, 1, 1], [1, C, 1, 1]) */
+};
+
+/* CONV: y = epi(conv(x, w)) as an implicit GEMM: M = N*OD*OH*OW output pixels, N_gemm =
+ * COUT, K = CIN*KD*KH*KW. Spatial extents are (D, H, W): Conv2d has D = 1, Conv1d D = H
+ * = 1 (with stride 1, padding 0, dilation 1 there). The epilogue is plan->epi over RX_ACC
+ * (the conv's bias is an RX_INPUT added to it). */
+typedef struct recipe_conv_plan {
+    char node[96];   /* the fx node of the convolution */
+    int dims;        /* spatial dims: 1, 2, 3 */
+    int x, w, bias;  /* input indices; bias -1 when bias=False */
+    bool depthwise;  /* groups = CIN = COUT: one filter a channel (recipes/conv_dw.cu) */
+    int64_t n, cin, cout;
+    int64_t in[3], k[3], out[3], stride[3], pad[3], dil[3]; /* (D, H, W) */
+    int64_t m, gn, gk; /* the GEMM's M, N, K (depthwise: K = KD*KH*KW a channel) */
+    enum recipe_conv_in kind[RECIPE_MAX_INPUTS];
+} recipe_conv_plan;
+
+/*
+ * POOL (src/recipe_pool.c, recipes/pool.cu): max or average pooling over the last 1-3
+ * dims, as PyTorch's MaxPoolNd/AvgPoolNd (and adaptive pooling whose output divides the
+ * input). Every array is 3-D pooling's (depth, height, width): 1-D and 2-D pooling leave
+ * the leading entries at a window of 1, stride 1, no padding, size 1.
+ */
+typedef struct recipe_pool {
+    bool is_max;              /* max (padding is -inf, NaN propagates), else average */
+    bool adaptive;            /* adaptive_*: the windows follow from in and out */
+    int nsp;                  /* dims pooled: 1, 2 or 3 (the last nsp of the operand) */
+    int64_t k[3], s[3], pad[3], dil[3];
+    int64_t in[3], out[3];    /* the operand's and the output's pooled sizes */
+    int64_t want_out[3];      /* adaptive: the output size asked for (-1: the input's) */
+    bool ceil_mode;
+    bool ceil_known;          /* false: not in the module's repr, decided by the output */
+    bool count_include_pad;   /* average: padding counts in the divisor (PyTorch's default) */
+    bool cip_known;           /* false: AvgPoolNd's repr does not print it (default assumed) */
+    int64_t divisor;          /* average: divisor_override, 0 when none */
+    int64_t nc;               /* the operand's leading dims, multiplied */
+} recipe_pool;
 
 typedef struct recipe_plan {
     enum recipe_family family;
@@ -89,6 +182,9 @@ typedef struct recipe_plan {
     bool keepdim;
     int64_t outer, r, inner; /* REDUCE: the operand viewed as (outer, r, inner); NORM: the output */
     struct recipe_norm *norm; /* NORM: statistics and view (src/recipe_norm.h); owned */
+    recipe_gemm_plan gemm;   /* GEMM */
+    recipe_conv_plan conv;   /* CONV */
+    recipe_pool pool;        /* POOL (the operand is root, the epilogue epi, as for REDUCE) */
 } recipe_plan;
 
 void recipe_plan_init(recipe_plan *p);
@@ -118,6 +214,31 @@ const char *recipe_red_name(enum recipe_red r);
 
 /* ------------------------------------------------------------------ generation */
 
+/* GEMM precision: fp32 through TF32 tensor cores. */
+enum { RECIPE_GEMM_3XTF32 = 0, RECIPE_GEMM_TF32 = 1 };
+
+/* The tuning parameters of the GEMM templates (recipes/gemm_tc.cu, recipes/gemm_gemv.cu). */
+typedef struct recipe_gemm_params {
+    int bm, bn, bk;  /* CTA tile (0: not the tensor-core kernel) */
+    int wm, wn;      /* warps along M and N: threads = 32 wm wn */
+    int stages;      /* cp.async pipeline depth */
+    int split_k;     /* CTAs along K (> 1: partials through the workspace) */
+    int prec;        /* RECIPE_GEMM_3XTF32, or RECIPE_GEMM_TF32 (TF32 accuracy: may fail
+                        an fp32 tolerance; the judge decides) */
+    int group;       /* tile-rows walked together (L2 reuse) */
+    int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
+    int gemv_rows;   /* recipes/gemm_gemv.cu: rows a CTA (0: not the GEMV kernel) */
+} recipe_gemm_params;
+/* The tuning parameters of recipes/conv_tc.cu (CONV). */
+typedef struct recipe_conv_params {
+    int bm, bn;      /* CTA tile of the implicit GEMM (BK is 32) */
+    int wm, wn;      /* warps along M and N: threads = 32 wm wn */
+    int stages;      /* cp.async pipeline depth */
+    int prec;        /* 0 3xTF32 (fp32 accuracy), 1 TF32 (~1e-3: may fail an fp32 tolerance) */
+    int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
+    int dw_threads;  /* depthwise (recipes/conv_dw.cu): threads per CTA; 0 otherwise */
+} recipe_conv_params;
+
 /* The tuning parameters of a template. */
 typedef struct recipe_params {
     int threads;     /* threads per CTA */
@@ -128,6 +249,15 @@ typedef struct recipe_params {
     int cluster;     /* REDUCE softmax, last dim, sm_90: CTAs of a thread-block cluster per
                         row, the row held in registers (recipes/softmax_cluster.cu, with
                         cache vectors a thread); 0: not a cluster kernel */
+    recipe_gemm_params gemm; /* GEMM */
+    recipe_conv_params conv; /* CONV */
+    struct recipe_pool_params {
+        int cols;    /* output columns per thread (tx apart, so a warp's accesses are contiguous) */
+        int rows;    /* output rows per thread (2-D/3-D pooling) */
+        int tx;      /* threads across the output's last dim; threads / tx row groups */
+        int smem;    /* 1: the CTA stages its input rows in shared memory; 0: windows are
+                        read from global memory through L1/L2 */
+    } pool;          /* POOL; all 0 otherwise */
 } recipe_params;
 
 /* What the variants are pruned by. */
@@ -136,6 +266,9 @@ typedef struct recipe_hw {
     int max_threads_per_sm;
     int regs_per_thread_max; /* the compiler's cap, 255 */
     int sm;                  /* compute capability x10: 90, 80, 89 */
+    int smem_per_block;      /* bytes of shared memory a CTA may opt in to */
+    int smem_per_sm;
+    int regs_per_sm;
 } recipe_hw;
 
 /* An H200 (sm_90a, 132 SMs). */
@@ -153,8 +286,8 @@ void recipe_params_format(const recipe_params *k, strbuf *out);
 
 /*
  * Writes the complete candidate .cu for plan and params into cu: the template
- * (recipes/pointwise.cu, recipes/reduce.cu, or recipes/softmax_cluster.cu when
- * params->cluster > 0, under recipes_dir) with its
+ * (recipes/pointwise.cu, recipes/reduce.cu, recipes/softmax_cluster.cu when
+ * params->cluster > 0, or recipes/pool.cu, under recipes_dir) with its
  * `#include "X" // recipe:inline` lines replaced by recipes_dir/X and its
  * `// recipe:params` line by the generated parameters and expressions. Returns 0, or -1
  * with a message in err (a template missing or unreadable).

@@ -17,6 +17,9 @@
 #include "gpu.h"
 #include "recipe.h"
 #include "recipe_norm.h"
+#include "recipe_gemm.h"
+#include "recipe_conv.h"
+#include "recipe_pool.h"
 #include "util.h"
 
 /* ================================================================== types */
@@ -88,7 +91,7 @@ static void mark_reach(const recipe_plan *p, int n, bool *seen)
 }
 
 /* One statement per reachable node, in index order (operands come first). */
-static void emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, strbuf *sb)
+void recipe_emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, strbuf *sb)
 {
     bool *seen = xcalloc((size_t)p->n_nodes, 1);
     mark_reach(p, root, seen);
@@ -206,6 +209,12 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
                         "#define CGR_CACHE %d\n", k->threads, k->row_threads, k->split, k->cache);
         if (k->cluster > 0)
             strbuf_addf(sb, "#define CGR_CLUSTER %d\n#define CGR_VECS %d\n", k->cluster, k->cache);
+    } else if (p->family == RECIPE_POOL) {
+        for (int i = 0; i < p->n_inputs && !tdt; i++)
+            if (p->kind[i] == RK_FULL)
+                tdt = p->inputs[i].dtype;
+        strbuf_addf(sb, "#define CGR_T %s\n#define CGR_DTYPE %s\n", ctype_of(tdt), cgdtype_of(tdt));
+        recipe_pool_emit(p, k, sb);
     } else {
         strbuf_addf(sb, "#define CGR_T %s\n#define CGR_OUT_DTYPE %s\n", ctype_of(tdt), cgdtype_of(tdt));
         strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_UNROLL %d\n", k->threads, k->unroll);
@@ -228,11 +237,11 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
     emit_shape(sb, &p->output);
     strbuf_addc(sb, '\n');
     if (p->family == RECIPE_POINTWISE) {
-        emit_expr(p, p->root, "cgr_expr", "const float *x", sb);
+        recipe_emit_expr(p, p->root, "cgr_expr", "const float *x", sb);
     } else {
-        emit_expr(p, p->root, "cgr_pro", "const float *x", sb);
+        recipe_emit_expr(p, p->root, "cgr_pro", "const float *x", sb);
         if (p->epi >= 0)
-            emit_expr(p, p->epi, "cgr_epi", "float r", sb);
+            recipe_emit_expr(p, p->epi, "cgr_epi", "float r", sb);
         else
             strbuf_adds(sb, "__device__ __forceinline__ float cgr_epi(float r) { return r; }\n");
     }
@@ -257,6 +266,9 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
     }
     const char *tmpl = p->family == RECIPE_POINTWISE ? "pointwise.cu"
                      : p->family == RECIPE_NORM ? "norm.cu"
+                     : p->family == RECIPE_GEMM ? recipe_gemm_template(p, k)
+                     : p->family == RECIPE_CONV ? recipe_conv_template(p, k)
+                     : p->family == RECIPE_POOL ? "pool.cu"
                      : k->cluster > 0 ? "softmax_cluster.cu" : "reduce.cu";
     char *path = xasprintf("%s/%s", recipes_dir, tmpl);
     strbuf text = STRBUF_INIT;
@@ -289,7 +301,12 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
         char *l = xstrndup(line, len);
         if (!strcmp(l, "// recipe:params")) {
             strbuf_adds(cu, "// ---- recipe parameters (generated) ----\n");
-            emit_params(p, k, cu);
+            if (p->family == RECIPE_GEMM)
+                recipe_gemm_emit_params(p, k, cu);
+            else if (p->family == RECIPE_CONV)
+                recipe_conv_emit_params(p, k, cu);
+            else
+                emit_params(p, k, cu);
             strbuf_adds(cu, "// ---- end of recipe parameters ----\n");
         } else if (str_starts_with(l, "#include \"") && strstr(l, "// recipe:inline")) {
             char *name = l + strlen("#include \"");
@@ -327,6 +344,9 @@ void recipe_hw_default(recipe_hw *hw)
     hw->max_threads_per_sm = 2048;
     hw->regs_per_thread_max = 255;
     hw->sm = 90;
+    hw->smem_per_block = 232448;
+    hw->smem_per_sm = 233472;
+    hw->regs_per_sm = 65536;
 }
 
 void recipe_hw_from_gpu(const gpu_facts *g, recipe_hw *hw)
@@ -340,10 +360,24 @@ void recipe_hw_from_gpu(const gpu_facts *g, recipe_hw *hw)
         hw->max_threads_per_sm = g->max_threads_per_sm;
     if (g->cc_major > 0)
         hw->sm = g->cc_major * 10 + g->cc_minor;
+    if (g->smem_per_block_optin > 0)
+        hw->smem_per_block = g->smem_per_block_optin;
+    if (g->smem_per_sm > 0)
+        hw->smem_per_sm = g->smem_per_sm;
+    if (g->regs_per_sm > 0)
+        hw->regs_per_sm = g->regs_per_sm;
 }
 
 void recipe_params_format(const recipe_params *k, strbuf *out)
 {
+    if (k->gemm.bm || k->gemm.gemv_rows) {
+        recipe_gemm_params_format(k, out);
+        return;
+    }
+    if (k->conv.bm || k->conv.dw_threads) {
+        recipe_conv_params_format(k, out);
+        return;
+    }
     strbuf_addf(out, "threads=%d", k->threads);
     if (k->unroll)
         strbuf_addf(out, " unroll=%d", k->unroll);
@@ -351,6 +385,9 @@ void recipe_params_format(const recipe_params *k, strbuf *out)
         strbuf_addf(out, " cluster=%d vecs=%d", k->cluster, k->cache);
     else if (k->row_threads)
         strbuf_addf(out, " row_threads=%d split=%d cache=%d", k->row_threads, k->split, k->cache);
+    if (k->pool.tx)
+        strbuf_addf(out, " tx=%d cols=%d rows=%d %s", k->pool.tx, k->pool.cols, k->pool.rows,
+                    k->pool.smem ? "staged" : "direct");
 }
 
 static int push(recipe_params *out, int n, int max, recipe_params k)
@@ -398,6 +435,8 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
     if (p->family == RECIPE_NORM)
         return recipe_norm_variants(p, hw, out, max); /* recipe_norm.c */
     const int budget = 96;
+    if (p->family == RECIPE_POOL)
+        return recipe_pool_variants(p, hw, out, max);
     if (p->family == RECIPE_POINTWISE) {
         static const int cand[][2] = { { 256, 4 }, { 512, 2 }, { 128, 8 }, { 256, 8 },
                                        { 256, 2 }, { 512, 4 } };
@@ -407,7 +446,7 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
         int64_t elems = tensor_numel(&p->output);
         int vec = 16 / elem_bytes(p->output.dtype);
         for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
-            recipe_params k = { cand[c][0], cand[c][1], 0, 1, 0, 0 };
+            recipe_params k = { .threads = cand[c][0], .unroll = cand[c][1], .split = 1 };
             if (k.threads > 1024 || k.threads > hw->max_threads_per_sm)
                 continue;
             if (k.unroll * 4 * (n_full + 1) > budget)
@@ -418,9 +457,13 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
             n = push(out, n, max, k);
         }
         if (n == 0)
-            n = push(out, n, max, (recipe_params){ 128, 1, 0, 1, 0, 0 });
+            n = push(out, n, max, (recipe_params){ .threads = 128, .unroll = 1, .split = 1 });
         return n;
     }
+    if (p->family == RECIPE_GEMM)
+        return recipe_gemm_variants(p, hw, out, max);
+    if (p->family == RECIPE_CONV)
+        return recipe_conv_variants(p, hw, out, max);
     if (p->family != RECIPE_REDUCE)
         return 0;
     bool soft = p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX;
@@ -457,7 +500,8 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
                     int64_t vecs = p->r / per;
                     if (vecs * vec > 96)
                         continue;
-                    recipe_params k = { cl_threads[t], 0, cl_threads[t], 1, (int)vecs, cl_size[c] };
+                    recipe_params k = { .threads = cl_threads[t], .row_threads = cl_threads[t], .split = 1,
+                                        .cache = (int)vecs, .cluster = cl_size[c] };
                     n = push(out, n, max, k);
                 }
         }
@@ -469,7 +513,7 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
                 continue;
             for (int c = 0; c < nc; c++) {
                 for (int s = split; s >= 1; s = s > 1 ? s / 2 : 0) {
-                    recipe_params k = { cand[c][0], 0, cand[c][1], s, 0, 0 };
+                    recipe_params k = { .threads = cand[c][0], .row_threads = cand[c][1], .split = s };
                     if (k.threads > hw->max_threads_per_sm)
                         continue;
                     if (soft && s == 1) {
@@ -501,15 +545,10 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
             while (split > 1 && p->r / split < 64)
                 split >>= 1;
         }
-        n = push(out, n, max, (recipe_params){ threads[c], 0, 1, split, 0, 0 });
+        n = push(out, n, max, (recipe_params){ .threads = threads[c], .row_threads = 1, .split = split });
         if (split > 1)
-            n = push(out, n, max, (recipe_params){ threads[c], 0, 1, 1, 0, 0 });
+            n = push(out, n, max, (recipe_params){ .threads = threads[c], .row_threads = 1, .split = 1 });
     }
     return n;
 }
 
-/* For the NORM family's generator (recipe_norm.c): the expressions as printed here. */
-void recipe_emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, strbuf *sb)
-{
-    emit_expr(p, root, fn, params, sb);
-}

@@ -1662,14 +1662,14 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         static const int cand[][2] = { { 256, 4 }, { 512, 2 }, { 128, 8 }, { 256, 2 } };
         int64_t elems = p->outer * p->r * p->inner;
         for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
-            recipe_params k = { cand[c][0], cand[c][1], 0, 1, 0, 0 };
+            recipe_params k = { .threads = cand[c][0], .unroll = cand[c][1], .split = 1 };
             int64_t tile = (int64_t)k.threads * k.unroll * vec;
             if (k.threads > tmax || k.unroll * 4 * (nf + 1) > 96 || ((elems + tile - 1) / tile < 2 * sms && n > 0))
                 continue;
             n = push_k(out, n, max, k);
         }
         if (n == 0)
-            n = push_k(out, n, max, (recipe_params){ 128, 1, 0, 1, 0, 0 });
+            n = push_k(out, n, max, (recipe_params){ .threads = 128, .unroll = 1, .split = 1 });
         return n;
     }
     if (p->inner == 1) {
@@ -1679,7 +1679,7 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             for (int t = 256; t >= 128; t /= 2) {
                 int vecs = (int)((nv + 31) / 32);
                 if (t <= tmax && vecs * 4 * nf <= reg_budget(t))
-                    n = push_k(out, n, max, (recipe_params){ t, 0, 32, 1, vecs, 0 });
+                    n = push_k(out, n, max, (recipe_params){ .threads = t, .row_threads = 32, .split = 1, .cache = vecs });
             }
         /* a CTA a row */
         static const int cta[] = { 256, 512, 1024 };
@@ -1690,7 +1690,7 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             if (t > tmax || vecs * 4 * nf > reg_budget(t) || (vecs < 2 && t > 256 && fits_cta))
                 continue;
             fits_cta = true;
-            n = push_k(out, n, max, (recipe_params){ t, 0, t, 1, (int)vecs, 0 });
+            n = push_k(out, n, max, (recipe_params){ .threads = t, .row_threads = t, .split = 1, .cache = (int)vecs });
         }
         /* a cluster a row: only for rows one CTA cannot hold */
         if (!fits_cta && hw->sm >= 90 && rows * 8 <= 0x7fffffff) {
@@ -1702,7 +1702,7 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                 int64_t vecs = (nv + (int64_t)cl * t - 1) / ((int64_t)cl * t);
                 if (t > tmax || vecs * 4 * nf > reg_budget(t))
                     continue;
-                n = push_k(out, n, max, (recipe_params){ t, 0, t, 1, (int)vecs, cl });
+                n = push_k(out, n, max, (recipe_params){ .threads = t, .row_threads = t, .split = 1, .cache = (int)vecs, .cluster = cl });
                 added++;
             }
         }
@@ -1717,7 +1717,7 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                 if (t > tmax || u * 4 * nf > 32 || chunks < 2 || chunks > (int64_t)(1024 / t) * sms / 2 ||
                     rows * chunks > 0x7fffffff)
                     continue;
-                n = push_k(out, n, max, (recipe_params){ t, 0, t, (int)chunks, u, 0 });
+                n = push_k(out, n, max, (recipe_params){ .threads = t, .row_threads = t, .split = (int)chunks, .cache = u });
             }
         }
         /* split long rows when there are too few of them for the SMs */
@@ -1728,15 +1728,15 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             if (split > 4096)
                 split = 4096;
             for (int s = split; s >= 2 && s >= split / 4; s /= 2)
-                n = push_k(out, n, max, (recipe_params){ 256, 4, 256, s, 0, 0 });
+                n = push_k(out, n, max, (recipe_params){ .threads = 256, .unroll = 4, .row_threads = 256, .split = s });
         }
         /* a CTA a row, streaming it (always possible) */
         if (rows >= sms || n == 0)
             for (int t = 512; t <= 1024; t *= 2)
                 if (t <= tmax)
-                    n = push_k(out, n, max, (recipe_params){ t, 0, t, 1, 0, 0 });
+                    n = push_k(out, n, max, (recipe_params){ .threads = t, .row_threads = t, .split = 1 });
         if (n == 0)
-            n = push_k(out, n, max, (recipe_params){ 256, 0, 256, 1, 0, 0 });
+            n = push_k(out, n, max, (recipe_params){ .threads = 256, .row_threads = 256, .split = 1 });
         return n;
     }
     /* columns */
@@ -1745,7 +1745,7 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
     if (p->r <= 64 && p->r * nf <= 64)
         for (size_t c = 0; c < 3; c++)
             if (ct[c] <= tmax)
-                n = push_k(out, n, max, (recipe_params){ ct[c], 0, ct[c], 1, (int)p->r, 0 });
+                n = push_k(out, n, max, (recipe_params){ .threads = ct[c], .row_threads = ct[c], .split = 1, .cache = (int)p->r });
     if (cols < (int64_t)sms * 1024 && p->r >= 1024) {
         int split = pow2_ge(((int64_t)sms * 1024 + cols - 1) / cols);
         while (split > 1 && p->r / split < 256)
@@ -1753,11 +1753,11 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         if (split > 4096)
             split = 4096;
         for (int s = split; s >= 2 && s >= split / 2; s /= 2)
-            n = push_k(out, n, max, (recipe_params){ 256, 4, 256, s, 0, 0 });
+            n = push_k(out, n, max, (recipe_params){ .threads = 256, .unroll = 4, .row_threads = 256, .split = s });
     }
     for (size_t c = 0; c < 3; c++)
         if (ct[c] <= tmax)
-            n = push_k(out, n, max, (recipe_params){ ct[c], 0, ct[c], 1, 0, 0 });
+            n = push_k(out, n, max, (recipe_params){ .threads = ct[c], .row_threads = ct[c], .split = 1 });
     return n;
 }
 

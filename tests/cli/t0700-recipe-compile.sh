@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
-# (docs/abi.md), two compilers at once; one reduction, one pointwise and two norm
-# kernels also compile for sm_80 (the SM80-class path). Norm fixtures that repeat another
-# one's kernel path are built only with CUTEGEN_RECIPE_VARIANTS=all. Needs nvcc and CUTLASS; skips, saying so,
+# (docs/abi.md), two compilers at once; one reduction, one pointwise, two norm, one
+# tensor-core GEMM, one conv and two pooling kernels also compile for sm_80 (the
+# SM80-class path). Norm fixtures that repeat another one's kernel path are built only
+# with CUTEGEN_RECIPE_VARIANTS=all. GEMM fixtures: by default a sample of different
+# structure (each takes ~30 s). Needs nvcc and CUTLASS; skips, saying so,
 # without them. By default only variant 0 of each fixture is compiled (a few minutes);
 # CUTEGEN_RECIPE_VARIANTS=all compiles every variant (168 kernels: 8-20 min on 2 cores).
 . "$(dirname "$0")/lib.sh"
@@ -27,8 +29,18 @@ echo "90a $SRC/recipes/pointwise.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/reduce.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/softmax_cluster.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/norm.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/gemm_tc.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/gemm_gemv.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/conv_tc.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/conv_dw.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/pool.cu $SRC/recipes" >>"$jobs"
 
 covered=0
+# GEMM fixtures built by default: each operand layout, 4-byte copies, batches, split-K,
+# triu, matrix-vector, epilogues reading every kind of input, row reductions
+gemm_sample="matmul matmul_irregular matmul_tab bmm_tb_method matmul_large_k triu_matmul matvec
+linear_residual l2_matmul_add_swish_tanh_gelu_hardtanh kb_l2_22_lse_mish kb_l2_99_gelu_softmax"
+gemm_sample=$(echo $gemm_sample)
 for spec in "$SRC"/tests/data/recipe/*.json; do
   name=$(basename "$spec" .json)
   case $name in small_*) continue ;; esac   # tiny fixtures for the CPU checks: same kernels
@@ -46,6 +58,10 @@ for spec in "$SRC"/tests/data/recipe/*.json; do
   covered=$((covered + 1))
   n=$(grep -c '^variant ' "$TMP/plan")
   [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && n=1
+  # GEMM kernels take ~30 s each: by default only those of different structure
+  if [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && grep -q '^family: gemm' "$TMP/plan"; then
+    case " $gemm_sample " in *" $name "*) ;; *) continue;; esac
+  fi
   for k in $(seq 0 $((n - 1))); do
     out="$TMP/gen/$name.v$k.cu"
     if ! "$CUTEGEN" recipe --spec "$spec" --variant "$k" --out "$out" >/dev/null 2>"$TMP/err"; then
@@ -69,6 +85,19 @@ for nk in instancenorm layernorm; do
   fi
   echo "80 $TMP/gen/$nk.sm80.cu -" >>"$jobs"
 done
+# the tensor-core GEMM (mma.sync, cp.async, ldmatrix) for sm_80 too
+cp "$TMP/gen/matmul_tab.v0.cu" "$TMP/gen/matmul_tab.sm80.cu"
+echo "80 $TMP/gen/matmul_tab.sm80.cu -" >>"$jobs"
+# the convolution (recipes/conv_tc.cu, an implicit GEMM on the tensor cores) on sm_80 too
+if [ -f "$TMP/gen/conv2d_relu_biasadd.v0.cu" ]; then
+  cp "$TMP/gen/conv2d_relu_biasadd.v0.cu" "$TMP/gen/conv2d_relu_biasadd.sm80.cu"
+  echo "80 $TMP/gen/conv2d_relu_biasadd.sm80.cu -" >>"$jobs"
+fi
+# pooling: a staged 3-D fp16 kernel with prologue and epilogue, and a direct bf16 one
+cp "$TMP/gen/pool_pro_epi_fp16.v0.cu" "$TMP/gen/pool_pro_epi_fp16.sm80.cu"
+cp "$TMP/gen/pool_epi_bf16.v0.cu" "$TMP/gen/pool_epi_bf16.sm80.cu"
+echo "80 $TMP/gen/pool_pro_epi_fp16.sm80.cu -" >>"$jobs"
+echo "80 $TMP/gen/pool_epi_bf16.sm80.cu -" >>"$jobs"
 
 cat >"$TMP/compile.sh" <<EOS
 #!/usr/bin/env bash
@@ -97,6 +126,6 @@ if [ "$nfail" -ne 0 ]; then
   done
   failures=$((failures + 1))
 else
-  echo "ok: all $total kernels compile (sm_90a, and sm_80 for four)"
+  echo "ok: all $total kernels compile (sm_90a, and sm_80 for eight)"
 fi
 finish

@@ -14,8 +14,8 @@ expect_exit 3 "a missing spec" -- "$CUTEGEN" recipe --spec "$TMP/nope.json"
 expect_grep "cannot read task spec" "$TMP/err" "the missing spec is named"
 echo '{"inputs": 1}' >"$TMP/bad.json"
 expect_exit 3 "a malformed spec" -- "$CUTEGEN" recipe --spec "$TMP/bad.json"
-expect_exit 1 "matmul is not covered" -- "$CUTEGEN" recipe --spec "$D/matmul.json"
-expect_grep "^not covered: operator 'torch.matmul'" "$TMP/out" "the reason is printed"
+expect_exit 1 "cumsum is not covered" -- "$CUTEGEN" recipe --spec "$D/cumsum.json"
+expect_grep "^not covered: operator 'torch.cumsum'" "$TMP/out" "the reason is printed"
 
 expect_exit 0 "swish plan" -- "$CUTEGEN" recipe --spec "$D/swish.json" --list
 expect_grep "^family: pointwise" "$TMP/out" "family printed"
@@ -31,5 +31,15 @@ expect_grep "CG_EXPORT int cg_forward" "$TMP/k.cu" "the kernel exports cg_forwar
 expect_grep "X\(1, float, CGR_BCAST, CG_FLOAT32\)" "$TMP/k.cu" "y is read broadcast"
 expect_exit 2 "a variant that does not exist" -- "$CUTEGEN" recipe --spec "$D/chain_bcast.json" --variant 99 --out "$TMP/k2.cu"
 expect_grep "variant 99 does not exist" "$TMP/err" "says which variants exist"
+expect_exit 0 "gemm plan" -- "$CUTEGEN" recipe --spec "$D/l2_gemm_add_relu.json" --list
+expect_grep "^family: gemm" "$TMP/out" "family printed"
+expect_grep "^product: Linear: batch 1, M 1024, N 8192, K 8192; A K-major" "$TMP/out" "product printed"
+expect_grep "^epilogue: relu\(\(r \+ bias\)\)" "$TMP/out" "epilogue printed"
+expect_grep "^variant [0-9]+: gemm tf32 .*TF32 accuracy" "$TMP/out" "TF32 variants are flagged"
+expect_exit 0 "write a gemm kernel" -- "$CUTEGEN" recipe --spec "$D/l2_gemm_add_relu.json" --out "$TMP/g.cu"
+expect_grep "^#define CGR_PREC 0" "$TMP/g.cu" "variant 0 is 3xTF32"
+expect_grep "X\(1, CGR_GE_COL\)" "$TMP/g.cu" "the bias is read per column"
+expect_exit 0 "write a gemv kernel" -- "$CUTEGEN" recipe --spec "$D/matvec.json" --out "$TMP/v.cu"
+expect_grep "recipes/gemm_gemv.cu" "$TMP/v.cu" "matrix-vector uses the GEMV template"
 expect_exit 9 "a missing template directory" -- "$CUTEGEN" recipe --spec "$D/relu.json" --recipes "$TMP/none" --out "$TMP/k3.cu"
 finish

@@ -3,7 +3,11 @@
  * the recognised expressions evaluate (rx_eval, the kernels' formulas in float on the
  * CPU) to hand-computed values; dims, keepdim, outer/r/inner and input kinds are right;
  * every variant of every covered fixture generates a complete source with no template
- * marker left. The nvcc builds of the generated kernels are tests/cli/t0700-recipe-compile.sh. */
+ * marker left; GEMM plans have the right geometry (M, N, K, batch, operand layouts),
+ * epilogue inputs and variants. Pooling: the plans of the real and hand-made specs, ATen's
+ * output sizes, the CPU reference on small cases computed by hand, the variants'
+ * invariants. The nvcc builds of the generated kernels are tests/cli/t0700-recipe-compile.sh;
+ * the pooling kernels run on the host in tests/cli/t0702-recipe-pool-emu.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +19,9 @@
 #include <string.h>
 
 #include "recipe.h"
+#include "recipe_conv.h"
 #include "recipe_norm.h"
+#include "recipe_pool.h"
 #include "util.h"
 
 static char *fixture(const char *name)
@@ -57,11 +63,14 @@ static void test_expectations(void **state)
         strbuf why = STRBUF_INIT;
         char *fx = fixture(line);
         int rc = recipe_recognise_file(fx, &p, &why);
-        if (!strcmp(want, "pointwise") || !strcmp(want, "reduce") || !strcmp(want, "norm")) {
+        if (!strcmp(want, "pointwise") || !strcmp(want, "reduce") || !strcmp(want, "norm") ||
+            !strcmp(want, "gemm") || !strcmp(want, "pool")) {
             if (rc != 0)
                 fail_msg("%s: expected %s, got '%s'", line, want, why.buf);
             assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE
-                                       : !strcmp(want, "reduce") ? RECIPE_REDUCE : RECIPE_NORM);
+                                       : !strcmp(want, "reduce") ? RECIPE_REDUCE
+                                       : !strcmp(want, "norm") ? RECIPE_NORM
+                                       : !strcmp(want, "pool") ? RECIPE_POOL : RECIPE_GEMM);
         } else {
             if (rc != 1 || !str_starts_with(why.buf, want))
                 fail_msg("%s: expected '%s...', got rc %d '%s'", line, want, rc, why.buf);
@@ -248,7 +257,20 @@ static void test_generate_all(void **state)
         "scalar_mul", "sum_dim", "mean_dim", "max_dim", "argmax_dim", "argmin_dim", "min_dim",
         "softmax", "log_softmax", "sum_last", "prod_first", "amax_last_keep", "chain_bcast",
         "module_chain", "pro_epi_sum", "logsoftmax_module_fp16", "softmax_middle", "silu_bf16",
-        "leaky_module", "softmax_long_prologue", "log_softmax_bf16_long" };
+        "leaky_module", "softmax_long_prologue", "log_softmax_bf16_long",
+        "matmul", "matmul_rect", "bmm", "matvec", "matmul_large_k", "matmul_small_k", "matmul_irregular",
+        "tall_skinny", "matmul_3d", "einsum_4d", "triu_matmul", "tril_matmul", "matmul_ta", "matmul_tb",
+        "matmul_tab", "matmul_op_irregular", "bmm_tb_method", "vecmat_linear_row", "l2_gemm_mul_leaky",
+        "l2_gemm_add_relu", "l2_matmul_scale_residual", "l2_matmul_swish_scale", "l2_matmul_div_gelu",
+        "l2_matmul_sub_mul_relu", "l2_gemm_relu_div", "l2_matmul_mish_mish", "l2_gemm_scale_hardtanh_gelu",
+        "l2_gemm_swish_div_clamp_tanh_clamp", "l2_matmul_add_swish_tanh_gelu_hardtanh", "linear_residual",
+        "einsum_bmm_bias",
+        "real_l1_41_Max_Pooling_1D", "real_l1_42_Max_Pooling_2D", "real_l1_43_Max_Pooling_3D",
+        "real_l1_44_Average_Pooling_1D", "real_l1_45_Average_Pooling_2D", "real_l1_46_Average_Pooling_3D",
+        "pool_emu_max1d", "pool_emu_avg1d", "pool_fn_max2d_ceil", "pool_fn_avg2d_nopad",
+        "pool_fn_avg2d_ceil_pad", "pool_fn_avg2d_divisor", "pool_builtin_max1d", "pool_pro_epi_fp16",
+        "pool_epi_bf16", "pool_adaptive", "pool_global_avg", "pool_global_max", "pool_l2_avg3d_tuple",
+        "pool_l2_max3d_tuple", "pool_l2_avg1d", "pool_l2_global3d" };
     recipe_hw hw;
     recipe_hw_default(&hw);
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -267,6 +289,11 @@ static void test_generate_all(void **state)
             assert_null(strstr(cu.buf, "\n// recipe:params"));
             assert_null(strstr(cu.buf, "// recipe:inline"));
             assert_non_null(strstr(cu.buf, "namespace cgr {")); /* ops.cuh inlined */
+            if (p.family == RECIPE_POOL) {
+                assert_non_null(strstr(cu.buf, "from recipes/pool.cu"));
+                assert_non_null(strstr(cu.buf, "#define CGR_POOL_MAX "));
+                assert_non_null(strstr(cu.buf, "#define CGR_SMEM "));
+            }
             strbuf_release(&cu);
             strbuf_release(&err);
         }
@@ -275,7 +302,7 @@ static void test_generate_all(void **state)
     /* a missing template directory is an error, not a crash */
     recipe_plan p;
     load("relu", &p);
-    recipe_params k = { 256, 4, 0, 1, 0, 0 };
+    recipe_params k = { .threads = 256, .unroll = 4, .split = 1 };
     strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
     assert_int_equal(recipe_generate(&p, &k, "/nonexistent", &cu, &err), -1);
     assert_non_null(strstr(err.buf, "cannot read recipe template"));
@@ -317,6 +344,488 @@ static void test_variants_pruned(void **state)
     n = recipe_variants(&p, &hw, v, 64);
     for (int i = 0; i < n; i++)
         assert_true(v[i].threads <= 512);
+    recipe_plan_release(&p);
+}
+
+
+/* The product's geometry: M, N, K, batch, which operand is K-major, leading strides. */
+static void expect_gemm(const char *name, int64_t batch, int64_t m, int64_t n, int64_t k, bool a_kmajor,
+                        int64_t lda, bool b_kmajor, int64_t ldb)
+{
+    recipe_plan p;
+    load(name, &p);
+    assert_int_equal(p.family, RECIPE_GEMM);
+    const recipe_gemm_plan *g = &p.gemm;
+    if (g->batch != batch || g->m != m || g->n != n || g->k != k || g->a_kmajor != a_kmajor ||
+        g->lda != lda || g->b_kmajor != b_kmajor || g->ldb != ldb)
+        fail_msg("%s: batch %lld M %lld N %lld K %lld A %s lda %lld B %s ldb %lld", name, (long long)g->batch,
+                 (long long)g->m, (long long)g->n, (long long)g->k, g->a_kmajor ? "K" : "M", (long long)g->lda,
+                 g->b_kmajor ? "K" : "N", (long long)g->ldb);
+    recipe_plan_release(&p);
+}
+
+static void test_gemm_plans(void **state)
+{
+    (void)state;
+    expect_gemm("matmul", 1, 4096, 4096, 4096, true, 4096, false, 4096);
+    expect_gemm("matmul_rect", 1, 2048, 4096, 8192, true, 8192, false, 4096);
+    expect_gemm("bmm", 128, 512, 2048, 1024, true, 1024, false, 2048);
+    expect_gemm("matmul_irregular", 1, 8205, 5921, 2949, true, 2949, false, 5921);
+    expect_gemm("matmul_3d", 1, 16 * 1024, 768, 2048, true, 2048, false, 768);      /* folded into M */
+    expect_gemm("einsum_4d", 1, 8 * 256 * 512, 768, 256, true, 256, false, 768);    /* bijl,lk->bijk */
+    expect_gemm("matmul_ta", 1, 2048, 4096, 8192, false, 2048, false, 4096);        /* A.T: M-major */
+    expect_gemm("matmul_tb", 1, 2048, 4096, 8192, true, 8192, true, 8192);          /* B.T: K-major */
+    expect_gemm("matmul_tab", 1, 2048, 4096, 8192, false, 2048, true, 8192);
+    expect_gemm("bmm_tb_method", 4, 100, 50, 64, true, 64, true, 64);               /* transpose(-2, -1) */
+    expect_gemm("l2_gemm_add_relu", 1, 1024, 8192, 8192, true, 8192, true, 8192);   /* nn.Linear: W is [N, K] */
+    expect_gemm("einsum_bmm_bias", 8, 96, 72, 40, true, 40, false, 72);
+    expect_gemm("matvec", 1, 2048, 1, 1048576, true, 1048576, true, 1048576);
+
+    recipe_plan p;
+    load("bmm", &p);
+    assert_int_equal(p.gemm.a_bstride, 512 * 1024);
+    assert_int_equal(p.gemm.b_bstride, 1024 * 2048);
+    assert_int_equal(p.gemm.in[0], RG_OPERAND);
+    assert_int_equal(p.epi, -1);
+    recipe_plan_release(&p);
+    load("matvec", &p); /* matrix-vector: the memory-bound kernel */
+    assert_int_equal(p.gemm.gemv, 1);
+    recipe_plan_release(&p);
+    load("vecmat_linear_row", &p); /* F.linear of one row: rows of the weight */
+    assert_int_equal(p.gemm.gemv, 2);
+    assert_int_equal(p.gemm.m, 1);
+    assert_int_equal(p.gemm.n, 1024);
+    recipe_plan_release(&p);
+    load("triu_matmul", &p);
+    assert_int_equal(p.gemm.tri, 1);
+    assert_int_equal(p.gemm.tri_diag, 0);
+    recipe_plan_release(&p);
+    load("tril_matmul", &p);
+    assert_int_equal(p.gemm.tri, 2);
+    recipe_plan_release(&p);
+    load("matmul_ta", &p); /* the transpose is consumed by the product */
+    assert_int_equal(p.gemm.n_views, 1);
+    assert_string_equal(p.gemm.views[0], "getattr_1");
+    recipe_plan_release(&p);
+
+    /* epilogues: the Linear's bias per column, a residual in full, a scale per row */
+    load("linear_residual", &p);
+    assert_int_equal(p.gemm.in[0], RG_OPERAND);
+    assert_int_equal(p.gemm.in[1], RG_FULL);
+    assert_int_equal(p.gemm.in[2], RG_ROW);
+    assert_int_equal(p.gemm.in[3], RG_OPERAND);
+    assert_int_equal(p.gemm.in[4], RG_COL);
+    float x[5] = { 0.f, 0.5f, 3.f, 0.f, 0.25f };
+    NEAR(rx_eval(&p, p.epi, x, 1.f), (1.f + 0.25f) * 3.f + 0.5f);
+    recipe_plan_release(&p);
+    load("l2_gemm_mul_leaky", &p); /* leaky_relu((r + bias) * 2, 0.1) */
+    assert_int_equal(p.gemm.bias, 2);
+    assert_int_equal(p.gemm.in[2], RG_COL);
+    float y[3] = { 0.f, 0.f, 0.25f };
+    NEAR(rx_eval(&p, p.epi, y, -1.f), -0.15f);
+    NEAR(rx_eval(&p, p.epi, y, 1.f), 2.5f);
+    recipe_plan_release(&p);
+    load("l2_matmul_scale_residual", &p); /* x.clone().detach() is the same value */
+    float z[3] = { 0.f, 0.f, 1.f };
+    NEAR(rx_eval(&p, p.epi, z, 1.f), 3.f);
+    recipe_plan_release(&p);
+    load("l2_gemm_add_relu", &p); /* Linear(bias=False), then + a parameter of the model */
+    assert_int_equal(p.gemm.bias, -1);
+    assert_int_equal(p.gemm.in[1], RG_COL);
+    recipe_plan_release(&p);
+    /* a reduction over the product's rows: the operand, then the reduced value's epilogue */
+    load("kb_l2_22_lse_mish", &p); /* real spec: logsumexp(clamp(2 (x W^T + b) doubled), keepdim) */
+    assert_int_equal(p.red, RED_LOGSUMEXP);
+    assert_true(p.keepdim);
+    assert_int_equal(p.dim, 1);
+    assert_true(p.root >= 0 && p.epi >= 0);
+    assert_int_equal(p.r, 8192);
+    float w[3] = { 0.f, 0.f, 1.f };
+    NEAR(rx_eval(&p, p.root, w, 1.f), 8.f);  /* clamp(((1 + 1) * 2) * 2, -10, 10) */
+    NEAR(rx_eval(&p, p.epi, w, 1.f), 0.86509836f); /* r * mish(r) at r = 1 */
+    recipe_plan_release(&p);
+    load("kb_l2_99_gelu_softmax", &p);
+    assert_int_equal(p.red, RED_SOFTMAX);
+    assert_int_equal(p.epi, -1);
+    assert_int_equal(p.gemm.in[2], RG_COL);
+    recipe_plan_release(&p);
+    load("mm_sum", &p); /* sum(mm(A, B), 1, keepdim): the product itself reduced */
+    assert_int_equal(p.red, RED_SUM);
+    assert_int_equal(p.root, -1);
+    recipe_plan_release(&p);
+    /* BatchNorm1d in eval mode on a 2-D product: per column, from the running statistics */
+    load("kb_l2_33_scale_bn", &p); /* x W^T + b, * scale, bn: inputs x scale w b bn.{w,b,mean,var,n} */
+    for (int i = 4; i <= 7; i++)
+        assert_int_equal(p.gemm.in[i], RG_COL);
+    assert_int_equal(p.gemm.in[8], RG_UNUSED); /* num_batches_tracked */
+    float bn[9] = { 0.f, 2.f, 0.f, 0.5f, 3.f, 1.f, 0.25f, 4.f, 0.f };
+    /* ((r + 0.5) * 2 - 0.25) / sqrt(4 + 1e-5) * 3 + 1 at r = 1 */
+    NEAR(rx_eval(&p, p.epi, bn, 1.f), (float)((3.0 - 0.25) / sqrt(4.00001) * 3.0 + 1.0));
+    recipe_plan_release(&p);
+    strbuf line = STRBUF_INIT;
+    load("l2_matmul_div_gelu", &p);
+    recipe_summary(&p, &line);
+    assert_string_equal(line.buf, "gemm Linear 1024x8192x8192, then gelu(((r + linear.bias) / 10)) -> float32 [1024, 8192]");
+    recipe_plan_release(&p);
+    strbuf_release(&line);
+}
+
+static void test_gemm_variants(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_plan p;
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    load("matmul", &p);
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 4);
+    assert_int_equal(v[0].gemm.prec, RECIPE_GEMM_3XTF32);
+    int tf32 = 0;
+    for (int i = 0; i < n; i++) {
+        const recipe_gemm_params *t = &v[i].gemm;
+        assert_int_equal(v[i].threads, 32 * t->wm * t->wn);
+        assert_true((t->bm + t->bn) * t->bk * 4 * t->stages <= hw.smem_per_block);
+        assert_int_equal(t->bm % (16 * t->wm), 0);
+        assert_int_equal(t->bn % (16 * t->wn), 0);
+        assert_int_equal(t->split_k, 1);
+        tf32 += t->prec == RECIPE_GEMM_TF32;
+    }
+    assert_true(tf32 >= 1); /* offered, flagged: the judge decides */
+    strbuf s = STRBUF_INIT;
+    for (int i = 0; i < n; i++)
+        if (v[i].gemm.prec == RECIPE_GEMM_TF32) {
+            recipe_params_format(&v[i], &s);
+            break;
+        }
+    assert_non_null(strstr(s.buf, "TF32 accuracy"));
+    strbuf_release(&s);
+    /* less shared memory: every tile still fits */
+    hw.smem_per_block = 64 * 1024;
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 1);
+    for (int i = 0; i < n; i++)
+        assert_true((v[i].gemm.bm + v[i].gemm.bn) * v[i].gemm.bk * 4 * v[i].gemm.stages <= 64 * 1024);
+    recipe_hw_default(&hw);
+    recipe_plan_release(&p);
+    /* M = N = 256, K = 524288: a few tiles, K split over the SMs */
+    load("matmul_large_k", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 1 && v[0].gemm.split_k > 1);
+    recipe_plan_release(&p);
+    /* matrix-vector: the GEMV kernel, its own template */
+    load("matvec", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 2 && v[0].gemm.gemv_rows > 0 && v[0].gemm.bm == 0);
+    strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+    assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+    assert_non_null(strstr(cu.buf, "gemv_kernel"));
+    assert_non_null(strstr(cu.buf, "#define CGR_VEC 4"));
+    recipe_plan_release(&p);
+    strbuf_reset(&cu);
+    /* 4-byte copies where a row is not a multiple of 16 bytes */
+    load("matmul_irregular", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+    assert_non_null(strstr(cu.buf, "#define CGR_VEC_A 1"));
+    assert_non_null(strstr(cu.buf, "#define CGR_VEC_B 1"));
+    recipe_plan_release(&p);
+    strbuf_reset(&cu);
+    load("matmul", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+    assert_non_null(strstr(cu.buf, "#define CGR_VEC_A 4"));
+    assert_non_null(strstr(cu.buf, "gemm_kernel"));
+    recipe_plan_release(&p);
+    strbuf_release(&cu);
+    strbuf_release(&err);
+}
+
+/* ------------------------------------------------------------------ CONV */
+
+/* Real task specs (copies of the reference process's, tests/data/recipe/conv/): what the
+ * conv recogniser accepts, and why it declines the others. */
+static void test_conv_recognition(void **state)
+{
+    (void)state;
+    static const struct { const char *name, *want; } cases[] = {
+        { "l2_1_Conv2D_ReLU_BiasAdd", "conv" },
+        { "l2_4_Conv2d_Mish_Mish", "conv" },
+        { "l2_47_Conv3d_Mish_Tanh", "conv" },
+        { "l2_48_Conv3d_Scaling_Tanh_Multiply_Sigmoid", "conv" },
+        { "l2_57_Conv2d_ReLU_HardSwish", "conv" },
+        { "l2_71_Conv2d_Divide_LeakyReLU", "conv" },
+        { "l2_87_Conv2d_Subtract_Subtract_Mish", "conv" },
+        { "l2_90_Conv3d_LeakyReLU_Sum_Clamp_GELU", "conv" },
+        { "l1_50_conv_standard_2D__square_input__square_kernel", "conv" },
+        { "l1_54_conv_standard_3D__square_input__square_kernel", "conv" },
+        { "l1_67_conv_standard_1D", "conv" },
+        { "l1_76_conv_standard_1D_dilated_strided__", "conv" },
+        { "l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__", "conv" },
+        { "l1_87_conv_pointwise_2D", "conv" },
+        { "l2_25_Conv2d_Min_Tanh_Tanh", "not covered: min after a convolution" },
+        { "l2_17_Conv2d_InstanceNorm_Divide", "not covered: operator 'InstanceNorm2d'" },
+        { "l1_82_conv_depthwise_2D_square_input_square_kernel", "conv" },
+        { "l1_83_conv_depthwise_2D_square_input_asymmetric_kernel", "conv" },
+        { "l1_86_conv_depthwise_separable_2D", "not covered: more than one convolution" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *path = xasprintf("%s/tests/data/recipe/conv/%s.json", cg_source_dir(), cases[i].name);
+        recipe_plan p;
+        recipe_plan_init(&p);
+        strbuf why = STRBUF_INIT;
+        int rc = recipe_recognise_file(path, &p, &why);
+        if (!strcmp(cases[i].want, "conv")) {
+            if (rc != 0 || p.family != RECIPE_CONV)
+                fail_msg("%s: expected conv, got rc %d '%s'", cases[i].name, rc, why.buf);
+        } else if (rc != 1 || !str_starts_with(why.buf, cases[i].want)) {
+            fail_msg("%s: expected '%s...', got rc %d '%s'", cases[i].name, cases[i].want, rc, why.buf);
+        }
+        strbuf_release(&why);
+        recipe_plan_release(&p);
+        free(path);
+    }
+}
+
+static recipe_plan load_conv(const char *name)
+{
+    char *path = xasprintf("%s/tests/data/recipe/conv/%s.json", cg_source_dir(), name);
+    recipe_plan p;
+    recipe_plan_init(&p);
+    strbuf why = STRBUF_INIT;
+    if (recipe_recognise_file(path, &p, &why) != 0)
+        fail_msg("%s: %s", name, why.buf);
+    strbuf_release(&why);
+    free(path);
+    return p;
+}
+
+/* Geometry, the epilogue and its input kinds, read from the real specs. */
+static void test_conv_plans(void **state)
+{
+    (void)state;
+    /* level 2 #1: conv(+bias) -> relu -> + bias[128,1,1] */
+    recipe_plan p = load_conv("l2_1_Conv2D_ReLU_BiasAdd");
+    const recipe_conv_plan *c = &p.conv;
+    assert_int_equal(c->dims, 2);
+    assert_int_equal(c->x, 0);
+    assert_int_equal(c->w, 2);
+    assert_int_equal(c->bias, 3);
+    assert_true(c->n == 128 && c->cin == 64 && c->cout == 128);
+    assert_true(c->out[0] == 1 && c->out[1] == 126 && c->out[2] == 126);
+    assert_true(c->m == 128LL * 126 * 126 && c->gn == 128 && c->gk == 64 * 9);
+    assert_int_equal(c->kind[0], RC_OPERAND);
+    assert_int_equal(c->kind[1], RC_CHAN);
+    assert_int_equal(c->kind[2], RC_OPERAND);
+    assert_int_equal(c->kind[3], RC_CHAN);
+    float x[4] = { 0, 0.25f, 0, -1.f };
+    assert_float_equal(rx_eval(&p, p.epi, x, 0.5f), 0.25f, 1e-7); /* relu(0.5 - 1) + 0.25 */
+    assert_float_equal(rx_eval(&p, p.epi, x, 2.f), 1.25f, 1e-7);
+    recipe_plan_release(&p);
+    /* level 1 #80: padding (2, 4), dilation (2, 3), no bias */
+    p = load_conv("l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__");
+    c = &p.conv;
+    assert_int_equal(c->bias, -1);
+    assert_true(c->pad[1] == 2 && c->pad[2] == 4 && c->dil[1] == 2 && c->dil[2] == 3);
+    assert_true(c->k[1] == 5 && c->k[2] == 9 && c->out[1] == 508 && c->out[2] == 496);
+    recipe_plan_release(&p);
+    /* level 1 #76: Conv1d stride 3, dilation 4: (W + 0 - 4*2 - 1) / 3 + 1 */
+    p = load_conv("l1_76_conv_standard_1D_dilated_strided__");
+    c = &p.conv;
+    assert_int_equal(c->dims, 1);
+    assert_true(c->in[0] == 1 && c->in[1] == 1 && c->stride[2] == 3 && c->dil[2] == 4);
+    assert_true(c->out[2] == (524280 - 9) / 3 + 1);
+    recipe_plan_release(&p);
+    /* level 2 #90: Conv3d, + sum_tensor [64,1,1,1] per channel */
+    p = load_conv("l2_90_Conv3d_LeakyReLU_Sum_Clamp_GELU");
+    c = &p.conv;
+    assert_int_equal(c->dims, 3);
+    assert_int_equal(c->kind[1], RC_CHAN);
+    assert_true(c->out[0] == 14 && c->out[1] == 62 && c->out[2] == 62);
+    recipe_plan_release(&p);
+    /* level 1 #50: stride 4, padding 2, 11x11: (224 + 4 - 11) / 4 + 1 = 55 */
+    p = load_conv("l1_50_conv_standard_2D__square_input__square_kernel");
+    assert_true(p.conv.out[1] == 55 && p.conv.out[2] == 55 && p.conv.bias >= 0);
+    recipe_plan_release(&p);
+}
+
+/* The implicit GEMM's index math (recipe_conv_gather / recipe_conv_out_index, step for
+ * step the kernel's) against a direct convolution, on small cases with every kind of
+ * stride, padding and dilation, in 1, 2 and 3 spatial dims. */
+static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3],
+                      const int64_t k[3], const int64_t st[3], const int64_t pd[3], const int64_t dl[3])
+{
+    recipe_conv_plan c;
+    memset(&c, 0, sizeof c);
+    c.dims = dims;
+    c.n = n;
+    c.cin = cin;
+    c.cout = cout;
+    for (int d = 0; d < 3; d++) {
+        c.in[d] = in[d];
+        c.k[d] = k[d];
+        c.stride[d] = st[d];
+        c.pad[d] = pd[d];
+        c.dil[d] = dl[d];
+        c.out[d] = (in[d] + 2 * pd[d] - dl[d] * (k[d] - 1) - 1) / st[d] + 1;
+        assert_true(c.out[d] >= 1);
+    }
+    c.m = n * c.out[0] * c.out[1] * c.out[2];
+    c.gn = cout;
+    c.gk = cin * k[0] * k[1] * k[2];
+    int64_t nx = n * cin * in[0] * in[1] * in[2], nw = cout * c.gk;
+    int64_t ny = n * cout * c.out[0] * c.out[1] * c.out[2];
+    double *x = xcalloc((size_t)nx, sizeof *x), *w = xcalloc((size_t)nw, sizeof *w);
+    double *ref = xcalloc((size_t)ny, sizeof *ref), *got = xcalloc((size_t)ny, sizeof *got);
+    unsigned seed = 12345;
+    for (int64_t i = 0; i < nx; i++) {
+        seed = seed * 1103515245u + 12345u;
+        x[i] = (double)((seed >> 8) % 1000) / 500.0 - 1.0;
+    }
+    for (int64_t i = 0; i < nw; i++) {
+        seed = seed * 1103515245u + 12345u;
+        w[i] = (double)((seed >> 8) % 1000) / 500.0 - 1.0;
+    }
+    /* direct: y[b, co, od, oh, ow] = sum x[b, ci, od*s - p + kd*dl, ...] w[co, ci, kd, kh, kw] */
+    for (int64_t b = 0; b < n; b++)
+        for (int64_t co = 0; co < cout; co++)
+            for (int64_t od = 0; od < c.out[0]; od++)
+                for (int64_t oh = 0; oh < c.out[1]; oh++)
+                    for (int64_t ow = 0; ow < c.out[2]; ow++) {
+                        double s = 0;
+                        for (int64_t ci = 0; ci < cin; ci++)
+                            for (int64_t a = 0; a < k[0]; a++)
+                                for (int64_t bb = 0; bb < k[1]; bb++)
+                                    for (int64_t e = 0; e < k[2]; e++) {
+                                        int64_t id = od * st[0] - pd[0] + a * dl[0];
+                                        int64_t ih = oh * st[1] - pd[1] + bb * dl[1];
+                                        int64_t iw = ow * st[2] - pd[2] + e * dl[2];
+                                        if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1] || iw < 0 || iw >= in[2])
+                                            continue;
+                                        s += x[(((b * cin + ci) * in[0] + id) * in[1] + ih) * in[2] + iw] *
+                                             w[(((co * cin + ci) * k[0] + a) * k[1] + bb) * k[2] + e];
+                                    }
+                        ref[(((b * cout + co) * c.out[0] + od) * c.out[1] + oh) * c.out[2] + ow] = s;
+                    }
+    /* implicit GEMM: y[out_index(m, co)] = sum_k A(m, k) B(co, k) */
+    for (int64_t m = 0; m < c.m; m++)
+        for (int64_t co = 0; co < cout; co++) {
+            double s = 0;
+            for (int64_t kk = 0; kk < c.gk; kk++) {
+                int64_t xi = recipe_conv_gather(&c, m, kk);
+                assert_true(xi >= -1 && xi < nx);
+                if (xi >= 0)
+                    s += x[xi] * w[co * c.gk + kk];
+            }
+            int64_t yi = recipe_conv_out_index(&c, m, co);
+            assert_true(yi >= 0 && yi < ny);
+            got[yi] += s;
+        }
+    for (int64_t i = 0; i < ny; i++)
+        if (fabs(got[i] - ref[i]) > 1e-9)
+            fail_msg("conv%dd case: y[%lld] = %g, direct %g", dims, (long long)i, got[i], ref[i]);
+    /* out of range is -1 (a row past M, a k past K) */
+    assert_int_equal(recipe_conv_gather(&c, c.m, 0), -1);
+    assert_int_equal(recipe_conv_gather(&c, 0, c.gk), -1);
+    free(x);
+    free(w);
+    free(ref);
+    free(got);
+}
+
+static void test_conv_index_math(void **state)
+{
+    (void)state;
+    static const int64_t one[3] = { 1, 1, 1 }, zero[3] = { 0, 0, 0 };
+    /* Conv2d 3x3, no padding */
+    conv_case(2, 2, 3, 4, (int64_t[3]){ 1, 7, 6 }, (int64_t[3]){ 1, 3, 3 }, one, zero, one);
+    /* Conv2d, stride (2, 3), padding (1, 2), dilation (2, 1), asymmetric kernel */
+    conv_case(2, 2, 2, 3, (int64_t[3]){ 1, 9, 11 }, (int64_t[3]){ 1, 3, 4 }, (int64_t[3]){ 1, 2, 3 },
+              (int64_t[3]){ 0, 1, 2 }, (int64_t[3]){ 1, 2, 1 });
+    /* level 1 #80's shape of geometry, small: padding (2, 4), dilation (2, 3), 5x9 */
+    conv_case(2, 1, 2, 2, (int64_t[3]){ 1, 12, 30 }, (int64_t[3]){ 1, 5, 9 }, one,
+              (int64_t[3]){ 0, 2, 4 }, (int64_t[3]){ 1, 2, 3 });
+    /* padding larger than the kernel's reach: whole rows of zeros */
+    conv_case(2, 1, 1, 2, (int64_t[3]){ 1, 3, 3 }, (int64_t[3]){ 1, 2, 2 }, (int64_t[3]){ 1, 2, 2 },
+              (int64_t[3]){ 0, 3, 3 }, one);
+    /* 1x1 (pointwise) */
+    conv_case(2, 2, 5, 3, (int64_t[3]){ 1, 4, 5 }, one, one, zero, one);
+    /* Conv1d, stride 3, dilation 4 (level 1 #76) */
+    conv_case(1, 2, 3, 2, (int64_t[3]){ 1, 1, 40 }, (int64_t[3]){ 1, 1, 3 }, (int64_t[3]){ 1, 1, 3 },
+              zero, (int64_t[3]){ 1, 1, 4 });
+    /* Conv3d, padding, stride and dilation in depth */
+    conv_case(3, 2, 2, 3, (int64_t[3]){ 6, 5, 7 }, (int64_t[3]){ 3, 2, 3 }, (int64_t[3]){ 2, 1, 2 },
+              (int64_t[3]){ 1, 1, 0 }, (int64_t[3]){ 2, 1, 1 });
+}
+
+static void test_conv_variants_generate(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    static const char *names[] = { "l2_1_Conv2D_ReLU_BiasAdd", "l2_48_Conv3d_Scaling_Tanh_Multiply_Sigmoid",
+                                   "l1_67_conv_standard_1D", "l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        recipe_plan p = load_conv(names[i]);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n >= 2);
+        for (int k = 0; k < n; k++) {
+            const recipe_conv_params *cv = &v[k].conv;
+            int warps = cv->wm * cv->wn;
+            /* what conv_tc.cu static_asserts */
+            assert_true(cv->bm % (8 * warps) == 0 && cv->bn % warps == 0);
+            assert_true(cv->bm % (cv->wm * 16) == 0 && cv->bn % (cv->wn * 16) == 0);
+            assert_true(4 * 32 * (cv->bm + cv->bn) * cv->stages <= 227 * 1024);
+            assert_int_equal(v[k].threads, 32 * warps);
+            /* 3xTF32 first; the plain TF32 copy only last */
+            assert_int_equal(cv->prec, k == n - 1 ? 1 : 0);
+            /* no tile twice as wide as COUT */
+            assert_true(cv->bn <= 32 || cv->bn < 2 * ((p.conv.cout + 31) / 32 * 32));
+            strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+            if (recipe_generate(&p, &v[k], recipe_dir(), &cu, &err))
+                fail_msg("%s variant %d: %s", names[i], k, err.buf);
+            assert_non_null(strstr(cu.buf, "recipes/conv_tc.cu"));
+            assert_non_null(strstr(cu.buf, "#define CGR_GENERATED 1"));
+            assert_non_null(strstr(cu.buf, "__device__ __forceinline__ float cgr_epi(float r, const float *x)"));
+            assert_null(strstr(cu.buf, "\n// recipe:params"));
+            assert_null(strstr(cu.buf, "// recipe:inline"));
+            strbuf_release(&cu);
+            strbuf_release(&err);
+        }
+        recipe_plan_release(&p);
+    }
+    /* depthwise (level 1 #83, 3x1 filters, C 8): the direct kernel, only CTA sizes */
+    {
+        recipe_plan p = load_conv("l1_83_conv_depthwise_2D_square_input_asymmetric_kernel");
+        assert_true(p.conv.depthwise && p.conv.gk == 3 && p.conv.out[1] == 510 && p.conv.out[2] == 512);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n == 3);
+        for (int k = 0; k < n; k++) {
+            assert_true(v[k].conv.dw_threads == v[k].threads && v[k].conv.bm == 0);
+            strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+            assert_int_equal(recipe_generate(&p, &v[k], recipe_dir(), &cu, &err), 0);
+            assert_non_null(strstr(cu.buf, "recipes/conv_dw.cu"));
+            assert_non_null(strstr(cu.buf, "#define CGR_KH 3\n#define CGR_OH 510\n"));
+            assert_null(strstr(cu.buf, "\n// recipe:params"));
+            strbuf_release(&cu);
+            strbuf_release(&err);
+        }
+        recipe_plan_release(&p);
+    }
+    /* COUT 16 (level 2 #48): the 32-wide tile first */
+    recipe_plan p = load_conv("l2_48_Conv3d_Scaling_Tanh_Multiply_Sigmoid");
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 2 && v[0].conv.bn == 32);
+    strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+    assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+    assert_non_null(strstr(cu.buf, "#define CGR_KD 3\n"));
+    assert_non_null(strstr(cu.buf, "X(1, CGR_CV_CHAN)"));
+    assert_non_null(strstr(cu.buf, "X(3, CGR_CV_OPERAND)"));
+    strbuf_release(&cu);
+    strbuf_release(&err);
     recipe_plan_release(&p);
 }
 
@@ -735,6 +1244,312 @@ static void test_norm_generate(void **state)
     free(path);
 }
 
+
+/* ------------------------------------------------------------------ pooling */
+
+static void test_pool_out_size(void **state)
+{
+    (void)state;
+    /* floor mode: (in + 2 pad - dil (k - 1) - 1) / s + 1 */
+    assert_int_equal(recipe_pool_out_size(65536, 8, 1, 4, 3, false), 65523); /* 41 */
+    assert_int_equal(recipe_pool_out_size(512, 4, 1, 1, 1, false), 511);     /* 42 */
+    assert_int_equal(recipe_pool_out_size(128, 3, 2, 1, 3, false), 62);      /* 43 */
+    assert_int_equal(recipe_pool_out_size(65536, 8, 1, 4, 1, false), 65537); /* 44 */
+    assert_int_equal(recipe_pool_out_size(2048, 11, 11, 0, 1, false), 186);  /* 45 */
+    assert_int_equal(recipe_pool_out_size(256, 3, 2, 1, 1, false), 128);     /* 46 */
+    /* ceil mode rounds up ... */
+    assert_int_equal(recipe_pool_out_size(32, 3, 2, 1, 1, false), 16);
+    assert_int_equal(recipe_pool_out_size(32, 3, 2, 1, 1, true), 17);
+    assert_int_equal(recipe_pool_out_size(4, 3, 2, 0, 1, true), 2);
+    assert_int_equal(recipe_pool_out_size(4, 3, 2, 0, 1, false), 1);
+    /* ... but the last window must start inside the input or the left padding:
+     * MaxPool1d(2, 2, padding=1, ceil_mode=True) of 5 gives 3, not 4 */
+    assert_int_equal(recipe_pool_out_size(5, 2, 2, 1, 1, true), 3);
+    assert_int_equal(recipe_pool_out_size(6, 2, 2, 1, 1, true), 4);
+    /* equal when the stride divides */
+    assert_int_equal(recipe_pool_out_size(33, 3, 2, 1, 1, true), 17);
+    assert_int_equal(recipe_pool_out_size(33, 3, 2, 1, 1, false), 17);
+    /* no window fits: below 1 (a negative numerator rounds towards -inf) */
+    assert_true(recipe_pool_out_size(2, 5, 1, 0, 1, false) < 1);
+    assert_true(recipe_pool_out_size(2, 3, 1, 0, 2, false) < 1);
+}
+
+/* A 1-D (or 2-D) pooling by hand: nc 1, sizes as given, the rest of the window 1. */
+static recipe_pool pool1d(bool is_max, int64_t in, int64_t k, int64_t s, int64_t pad, int64_t dil,
+                          bool ceil_mode)
+{
+    recipe_pool q;
+    memset(&q, 0, sizeof q);
+    q.is_max = is_max;
+    q.nsp = 1;
+    q.nc = 1;
+    q.count_include_pad = true;
+    for (int d = 0; d < 3; d++)
+        q.k[d] = q.s[d] = q.dil[d] = q.in[d] = q.out[d] = 1;
+    q.k[2] = k;
+    q.s[2] = s;
+    q.pad[2] = pad;
+    q.dil[2] = dil;
+    q.in[2] = in;
+    q.ceil_mode = ceil_mode;
+    q.out[2] = recipe_pool_out_size(in, k, s, pad, dil, ceil_mode);
+    return q;
+}
+
+static void test_pool_reference(void **state)
+{
+    (void)state;
+    float y[8];
+    /* max, ceil mode, padding never wins: windows [-1, 0], [1, 2], [3, 4] */
+    const float a[] = { 1, 3, 2, 5, 4 };
+    recipe_pool q = pool1d(true, 5, 2, 2, 1, 1, true);
+    assert_int_equal(q.out[2], 3);
+    recipe_pool_ref(&q, a, y);
+    NEAR(y[0], 1.f);
+    NEAR(y[1], 3.f);
+    NEAR(y[2], 5.f);
+    /* all-negative input: the -inf padding still loses */
+    const float neg[] = { -5, -6 };
+    q = pool1d(true, 2, 3, 1, 1, 1, false);
+    assert_int_equal(q.out[2], 2);
+    recipe_pool_ref(&q, neg, y);
+    NEAR(y[0], -5.f);
+    NEAR(y[1], -5.f);
+    /* NaN wins */
+    const float withnan[] = { 1, NAN, 3, 4 };
+    q = pool1d(true, 4, 2, 1, 0, 1, false);
+    recipe_pool_ref(&q, withnan, y);
+    assert_true(isnan(y[0]) && isnan(y[1]));
+    NEAR(y[2], 4.f);
+    /* average, ceil mode: in 4, window 3, stride 2, padding 1: windows start at -1, 1, 3;
+     * the last sticks out of the padded input [-1, 5): pool_size 2, 1 inside */
+    const float b[] = { 1, 2, 3, 4 };
+    q = pool1d(false, 4, 3, 2, 1, 1, true);
+    assert_int_equal(q.out[2], 3);
+    recipe_pool_ref(&q, b, y);
+    NEAR(y[0], 1.f);  /* (1 + 2) / 3: the padding counts */
+    NEAR(y[1], 3.f);  /* (2 + 3 + 4) / 3 */
+    NEAR(y[2], 2.f);  /* 4 / 2: clipped to the padded input */
+    q.count_include_pad = false;
+    recipe_pool_ref(&q, b, y);
+    NEAR(y[0], 1.5f); /* (1 + 2) / 2 */
+    NEAR(y[1], 3.f);
+    NEAR(y[2], 4.f);  /* 4 / 1 */
+    q.divisor = 3;    /* divisor_override wins over both */
+    recipe_pool_ref(&q, b, y);
+    NEAR(y[0], 1.f);
+    NEAR(y[2], 4.f / 3.f);
+    /* 2-D max with dilation 2 over 0..15 (4 x 4): taps (i, j), (i, j+2), (i+2, j), (i+2, j+2) */
+    float x16[16];
+    for (int i = 0; i < 16; i++)
+        x16[i] = (float)i;
+    q = pool1d(true, 4, 2, 1, 0, 2, false);
+    q.nsp = 2;
+    q.k[1] = 2;
+    q.dil[1] = 2;
+    q.in[1] = 4;
+    q.out[1] = recipe_pool_out_size(4, 2, 1, 0, 2, false);
+    assert_int_equal(q.out[1], 2);
+    assert_int_equal(q.out[2], 2);
+    recipe_pool_ref(&q, x16, y);
+    NEAR(y[0], 10.f);
+    NEAR(y[1], 11.f);
+    NEAR(y[2], 14.f);
+    NEAR(y[3], 15.f);
+}
+
+static void test_pool_plans(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    strbuf line = STRBUF_INIT;
+    /* the real spec of 41: nn.MaxPool1d from its repr */
+    load("real_l1_41_Max_Pooling_1D", &p);
+    assert_int_equal(p.family, RECIPE_POOL);
+    const recipe_pool *q = &p.pool;
+    assert_true(q->is_max);
+    assert_int_equal(q->nsp, 1);
+    assert_int_equal(q->nc, 64 * 192);
+    assert_int_equal(q->k[2], 8);
+    assert_int_equal(q->s[2], 1);
+    assert_int_equal(q->pad[2], 4);
+    assert_int_equal(q->dil[2], 3);
+    assert_int_equal(q->out[2], 65523);
+    assert_int_equal(q->k[1], 1);
+    assert_int_equal(q->in[0], 1);
+    assert_int_equal(p.epi, -1);
+    recipe_summary(&p, &line);
+    assert_string_equal(line.buf, "pool max 1-D (window 8, stride 1, padding 4, dilation 3) of x -> float32 [64, 192, 65523]");
+    recipe_plan_release(&p);
+    /* 43: 3-D, every dim */
+    load("real_l1_43_Max_Pooling_3D", &p);
+    for (int d = 0; d < 3; d++) {
+        assert_int_equal(p.pool.k[d], 3);
+        assert_int_equal(p.pool.dil[d], 3);
+        assert_int_equal(p.pool.out[d], 62);
+    }
+    recipe_plan_release(&p);
+    /* 44: AvgPool1d's repr has tuples and no ceil_mode / count_include_pad */
+    load("real_l1_44_Average_Pooling_1D", &p);
+    assert_false(p.pool.is_max);
+    assert_int_equal(p.pool.k[2], 8);
+    assert_int_equal(p.pool.pad[2], 4);
+    assert_false(p.pool.ceil_mode);
+    assert_false(p.pool.ceil_known);
+    assert_true(p.pool.count_include_pad);
+    assert_false(p.pool.cip_known);
+    strbuf_reset(&line);
+    recipe_describe(&p, &line);
+    assert_non_null(strstr(line.buf, "ASSUMED"));
+    recipe_plan_release(&p);
+    /* 45: stride from the repr; no padding, so nothing assumed */
+    load("real_l1_45_Average_Pooling_2D", &p);
+    assert_int_equal(p.pool.s[1], 11);
+    assert_int_equal(p.pool.out[1], 186);
+    assert_int_equal(p.pool.out[2], 186);
+    strbuf_reset(&line);
+    recipe_describe(&p, &line);
+    assert_null(strstr(line.buf, "ASSUMED"));
+    recipe_plan_release(&p);
+    /* 46 */
+    load("real_l1_46_Average_Pooling_3D", &p);
+    assert_int_equal(p.pool.out[0], 64);
+    assert_int_equal(p.pool.out[1], 64);
+    assert_int_equal(p.pool.out[2], 128);
+    assert_int_equal(p.pool.nc, 16 * 32);
+    recipe_plan_release(&p);
+    /* F.max_pool2d with ceil_mode=True */
+    load("pool_fn_max2d_ceil", &p);
+    assert_true(p.pool.ceil_mode);
+    assert_int_equal(p.pool.out[1], 17);
+    assert_int_equal(p.pool.s[2], 2);
+    recipe_plan_release(&p);
+    /* F.avg_pool2d keywords: count_include_pad=False, ceil_mode=True */
+    load("pool_fn_avg2d_nopad", &p);
+    assert_false(p.pool.count_include_pad);
+    assert_true(p.pool.ceil_mode);
+    assert_true(p.pool.cip_known);
+    recipe_plan_release(&p);
+    /* positional: kernel (4, 5), stride (3, 3), padding 2, divisor_override 7 */
+    load("pool_fn_avg2d_divisor", &p);
+    assert_int_equal(p.pool.k[1], 4);
+    assert_int_equal(p.pool.k[2], 5);
+    assert_int_equal(p.pool.pad[2], 2);
+    assert_int_equal(p.pool.divisor, 7);
+    recipe_plan_release(&p);
+    /* torch.max_pool1d(x, [3], [], [1], [2]): stride [] is the window; (C, L) input */
+    load("pool_builtin_max1d", &p);
+    assert_int_equal(p.pool.s[2], 3);
+    assert_int_equal(p.pool.dil[2], 2);
+    assert_int_equal(p.pool.nc, 24);
+    recipe_plan_release(&p);
+    /* prologue and epilogue around an AvgPool3d with tuples */
+    load("pool_pro_epi_fp16", &p);
+    assert_int_equal(p.pool.k[0], 2);
+    assert_int_equal(p.pool.s[0], 1);
+    assert_int_equal(p.pool.pad[0], 0);
+    assert_int_equal(p.pool.pad[1], 1);
+    assert_int_equal(p.kind[0], RK_FULL);
+    assert_int_equal(p.kind[1], RK_FULL);
+    float x[2] = { 1.f, 0.5f };
+    NEAR(rx_eval(&p, p.root, x, 0.f), 2.5f);
+    assert_true(p.epi >= 0);
+    NEAR(rx_eval(&p, p.epi, x, 0.f), -0.5f);
+    recipe_plan_release(&p);
+    /* adaptive 64x48 -> 8x8: windows 8x6 */
+    load("pool_adaptive", &p);
+    assert_int_equal(p.family, RECIPE_POOL);
+    assert_int_equal(p.pool.k[1], 8);
+    assert_int_equal(p.pool.k[2], 6);
+    assert_int_equal(p.pool.s[2], 6);
+    recipe_plan_release(&p);
+    /* global pooling becomes a reduction over the plane */
+    load("pool_global_avg", &p);
+    assert_int_equal(p.family, RECIPE_REDUCE);
+    assert_int_equal(p.red, RED_MEAN);
+    assert_int_equal(p.outer, 32 * 256);
+    assert_int_equal(p.r, 196);
+    assert_int_equal(p.inner, 1);
+    recipe_plan_release(&p);
+    load("pool_global_max", &p);
+    assert_int_equal(p.family, RECIPE_REDUCE);
+    assert_int_equal(p.red, RED_MAX);
+    assert_int_equal(p.r, 300);
+    recipe_plan_release(&p);
+    load("pool_l2_global3d", &p);
+    assert_int_equal(p.red, RED_MEAN);
+    assert_int_equal(p.r, 9 * 10 * 11);
+    recipe_plan_release(&p);
+    strbuf_release(&line);
+}
+
+/* Every variant is a valid tile (tx a multiple of 32 dividing the CTA, at most 16
+ * outputs a thread, no wasted columns), both code paths are offered, the SM's thread
+ * limit holds. */
+static void test_pool_variants(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    static const char *names[] = { "real_l1_41_Max_Pooling_1D", "real_l1_42_Max_Pooling_2D",
+        "real_l1_43_Max_Pooling_3D", "real_l1_44_Average_Pooling_1D", "real_l1_45_Average_Pooling_2D",
+        "real_l1_46_Average_Pooling_3D", "pool_pro_epi_fp16", "pool_epi_bf16", "pool_builtin_max1d" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        recipe_plan p;
+        load(names[i], &p);
+        recipe_params v[64];
+        int n = recipe_variants(&p, &hw, v, 64);
+        assert_true(n >= 2 && n <= RECIPE_MAX_VARIANTS);
+        int direct = 0, staged = 0;
+        for (int k = 0; k < n; k++) {
+            const struct recipe_pool_params *pp = &v[k].pool;
+            assert_true(pp->tx >= 32 && pp->tx % 32 == 0 && v[k].threads % pp->tx == 0);
+            assert_true(pp->cols >= 1 && pp->rows >= 1 && pp->cols * pp->rows <= 16);
+            if (p.pool.out[1] == 1)
+                assert_int_equal(pp->rows, 1);
+            /* no column a thread is given lies beyond the row when one tile spans it */
+            assert_true((int64_t)pp->tx * (pp->cols - 1) < p.pool.out[2] || pp->cols == 1);
+            direct += !pp->smem;
+            staged += pp->smem;
+        }
+        assert_true(direct >= 1);
+        if (strcmp(names[i], "pool_epi_bf16"))
+            assert_true(staged >= 1);
+        recipe_plan_release(&p);
+    }
+    /* what the cost model must prefer: staged first; long 1-D rows in tiles big enough to
+     * keep ~30 KB in flight an SM (8 columns a thread); overlapping 2-D/3-D windows in
+     * 8-row strips (an input row read once serves 8 outputs) */
+    recipe_plan p;
+    recipe_params v[64];
+    static const struct { const char *name; int cols, rows; } first[] = {
+        { "real_l1_41_Max_Pooling_1D", 8, 1 }, { "real_l1_44_Average_Pooling_1D", 8, 1 },
+        { "real_l1_42_Max_Pooling_2D", 2, 8 }, { "real_l1_43_Max_Pooling_3D", 1, 8 },
+        { "real_l1_46_Average_Pooling_3D", 1, 8 }, { "real_l1_45_Average_Pooling_2D", 1, 1 },
+    };
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
+        load(first[i].name, &p);
+        assert_true(recipe_variants(&p, &hw, v, 64) > 0);
+        if (!v[0].pool.smem || v[0].pool.cols != first[i].cols || v[0].pool.rows != first[i].rows)
+            fail_msg("%s: variant 0 is cols %d rows %d smem %d", first[i].name, v[0].pool.cols,
+                     v[0].pool.rows, v[0].pool.smem);
+        recipe_plan_release(&p);
+    }
+    /* an SM of 128 threads: no bigger CTA */
+    hw.max_threads_per_sm = 128;
+    load("real_l1_42_Max_Pooling_2D", &p);
+    int n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n >= 1);
+    for (int k = 0; k < n; k++)
+        assert_true(v[k].threads <= 128);
+    recipe_plan_release(&p);
+    /* a tiny plane (6 columns) still gets variants (the ragged-tile rule gives way) */
+    recipe_hw_default(&hw);
+    load("pool_pro_epi_fp16", &p);
+    assert_true(recipe_variants(&p, &hw, v, 64) >= 1);
+    recipe_plan_release(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -745,10 +1560,20 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_generate_all),
         cmocka_unit_test(test_variants_pruned),
+        cmocka_unit_test(test_gemm_plans),
+        cmocka_unit_test(test_gemm_variants),
+        cmocka_unit_test(test_conv_recognition),
+        cmocka_unit_test(test_conv_plans),
+        cmocka_unit_test(test_conv_index_math),
+        cmocka_unit_test(test_conv_variants_generate),
         cmocka_unit_test(test_norm_plans),
         cmocka_unit_test(test_norm_math),
         cmocka_unit_test(test_norm_variants),
         cmocka_unit_test(test_norm_generate),
+        cmocka_unit_test(test_pool_out_size),
+        cmocka_unit_test(test_pool_reference),
+        cmocka_unit_test(test_pool_plans),
+        cmocka_unit_test(test_pool_variants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

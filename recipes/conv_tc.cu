@@ -1,0 +1,454 @@
+// recipes/conv_tc.cu: an fp32 convolution (nn.Conv1d/2d/3d, groups 1, NC[D]HW) as an
+// implicit GEMM on the tensor cores, with a fused pointwise epilogue.
+//
+// y[nb, co, od, oh, ow] = epi(sum_k A(m, k) * B(co, k), inputs at (y index, co)) where
+//   m = nb*P + (od*OH + oh)*OW + ow           (P = OD*OH*OW output pixels an image)
+//   k = ((c*KD + kd)*KH + kh)*KW + kw         (K = CIN*KD*KH*KW: the weight's own order)
+//   A(m, k) = x[nb, c, od*SD - PD + kd*DD, oh*SH - PH + kh*DH, ow*SW - PW + kw*DW], 0 outside
+//   B(co, k) = w[co*K + k]                    (the contiguous weight is K-major already)
+// Conv1d and Conv2d are the 3-D case with D (and H) of 1, no padding and stride 1 there.
+// src/recipe_conv.c's recipe_conv_gather() is the same index math on the CPU, tested
+// against a direct convolution (tests/unit/test_recipe.c): keep the two in step.
+//
+// The main loop is recipes/gemm_tc.cu's (CUTLASS's MainloopSm80CpAsync): CTA tile
+// BM x BN x 32, WM x WN warps of SM80_16x8x8_F32TF32TF32F32_TN, STAGES-deep cp.async
+// pipeline, swizzled K-major smem atoms read with ldmatrix, register double buffering,
+// 3xTF32 split precision (CGR_PREC 0) or plain TF32 (1). What differs is the gmem -> smem
+// copy: A is gathered, not tiled.
+//  - A: a warp covers 8 consecutive m x 4 consecutive k (conflict-free 4-byte writes into
+//    the swizzled atom; neighbouring output pixels read neighbouring input pixels), warps
+//    stacked along m. Each thread precomputes, for its BM / (8 * warps) rows, the image
+//    base offset and the top-left input corner (d0, h0, w0) = o * stride - pad; a row
+//    past M gets h0 = -2^28 so that every tap is out of bounds. For each k it owns
+//    (k = lane/8 + 4j of the tile) it splits k into (c, kd, kh, kw) (constant divisors),
+//    and copies with a 4-byte cp.async whose source size is 0 (zero fill) where the tap
+//    falls into the padding, past K or past M. Every element of the stage is written.
+//  - B: a warp copies 32 consecutive k of one output channel (128 coalesced bytes),
+//    zero-filled past COUT or K.
+//  - epilogue in registers: each accumulator's (m, co) from an identity tensor, m split
+//    back into (nb, pixel), y index (nb*COUT + co)*P + pixel, cgr_epi() applied. Inputs
+//    of the epilogue: the output's shape (contiguous), one element, or one value per
+//    output channel (a bias of shape [COUT, 1, 1], [1, COUT, 1, 1], [COUT]...).
+//
+// Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
+// line; the defaults make this file compile on its own (a 3x3 Conv2d, padding 1).
+#include <cutegen/abi.h>
+#include <cute/tensor.hpp>
+#include <type_traits>
+#include "ops.cuh"  // recipe:inline
+
+// recipe:params
+#ifndef CGR_GENERATED
+#define CGR_NB 8
+#define CGR_CIN 64
+#define CGR_COUT 128
+#define CGR_ID 1
+#define CGR_IH 128
+#define CGR_IW 128
+#define CGR_KD 1
+#define CGR_KH 3
+#define CGR_KW 3
+#define CGR_OD 1
+#define CGR_OH 128
+#define CGR_OW 128
+#define CGR_SD 1
+#define CGR_SH 1
+#define CGR_SW 1
+#define CGR_PD 0
+#define CGR_PH 1
+#define CGR_PW 1
+#define CGR_DD 1
+#define CGR_DH 1
+#define CGR_DW 1
+#define CGR_X 0             // input index of x
+#define CGR_W 1             // input index of the weight
+#define CGR_BM 128
+#define CGR_BN 128
+#define CGR_BK 32
+#define CGR_WM 2            // warps along M
+#define CGR_WN 4            // warps along N
+#define CGR_STAGES 3
+#define CGR_MINB 1          // CTAs per SM the compiler keeps registers for
+#define CGR_PREC 0          // 0 3xTF32, 1 TF32
+#define CGR_NIN 2
+// X(index, kind): how the epilogue reads input i (x and the weight are CGR_CV_OPERAND)
+#define CGR_INPUTS(X) X(0, CGR_CV_OPERAND) X(1, CGR_CV_OPERAND)
+#define CGR_IN_NDIMS {4, 4}
+#define CGR_IN_SHAPES {{8, 64, 128, 128}, {128, 64, 3, 3}}
+#define CGR_OUT_NDIM 4
+#define CGR_OUT_SHAPE {8, 128, 128, 128}
+__device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
+#endif
+
+// How the epilogue reads an input: not at all, an operand of the convolution (not read
+// by the epilogue), the output's shape (contiguous), one element, one value per channel.
+#define CGR_CV_UNUSED 0
+#define CGR_CV_OPERAND 1
+#define CGR_CV_FULL 2
+#define CGR_CV_SCALAR 3
+#define CGR_CV_CHAN 4
+
+namespace cgr_conv {
+
+using namespace cute;
+
+constexpr int kNb = CGR_NB, kCin = CGR_CIN, kCout = CGR_COUT;
+constexpr int kID = CGR_ID, kIH = CGR_IH, kIW = CGR_IW;
+constexpr int kKD = CGR_KD, kKH = CGR_KH, kKW = CGR_KW;
+constexpr int kOD = CGR_OD, kOH = CGR_OH, kOW = CGR_OW;
+constexpr int kSD = CGR_SD, kSH = CGR_SH, kSW = CGR_SW;
+constexpr int kPD = CGR_PD, kPH = CGR_PH, kPW = CGR_PW;
+constexpr int kDD = CGR_DD, kDH = CGR_DH, kDW = CGR_DW;
+
+constexpr int64_t kP64 = int64_t(kOD) * kOH * kOW;          // output pixels an image
+constexpr int64_t kM64 = int64_t(kNb) * kP64;
+constexpr int64_t kPlane64 = int64_t(kID) * kIH * kIW;      // input elements a channel
+constexpr int64_t kImage = int64_t(kCin) * kPlane64;        // input elements an image
+constexpr int kTaps = kKD * kKH * kKW;
+constexpr int64_t kK64 = int64_t(kCin) * kTaps;
+static_assert(kM64 < (int64_t(1) << 31) - 256, "M = N*OD*OH*OW must fit an int");
+static_assert(kK64 * kCout < (int64_t(1) << 31), "the weight must fit an int index");
+static_assert(kPlane64 * kCin < (int64_t(1) << 31), "an image must fit an int index");
+constexpr int kP = int(kP64), kM = int(kM64), kN = kCout, kK = int(kK64);
+constexpr int kPlane = int(kPlane64);
+
+constexpr int kBM = CGR_BM, kBN = CGR_BN, kBK = CGR_BK, kStages = CGR_STAGES;
+constexpr int kWM = CGR_WM, kWN = CGR_WN, kWarps = kWM * kWN, kThreads = kWarps * 32;
+constexpr int kNin = CGR_NIN;
+
+static_assert(kBK == 32, "BK: 32 (the B copy puts a warp's lanes along k)");
+static_assert(kBM % (kWM * 16) == 0 && kBN % (kWN * 16) == 0, "tile vs warps");
+static_assert(kStages >= 2, "stages");
+// the A gather: a warp is 8 rows x 4 k; warps along m
+constexpr int kARowStep = 8 * kWarps;
+constexpr int kARows = kBM / kARowStep;  // rows a thread copies
+constexpr int kACols = kBK / 4;          // k a thread copies
+static_assert(kBM % kARowStep == 0, "BM must be a multiple of 8 x warps");
+// the B copy: a warp is 1 row x 32 k; warps along n
+constexpr int kBRows = kBN / kWarps;
+static_assert(kBN % kWarps == 0, "BN must be a multiple of the warps");
+
+// ---------------------------------------------------------------- layouts
+
+// CUTLASS's TF32 K-major atom: 8 rows of 32 floats, 16-byte chunks swizzled by the row
+// (ldmatrix conflict-free; the A gather's 8 rows x 4 k and B's 1 row x 32 k too).
+using SmemAtom = decltype(composition(Swizzle<3, 2, 3>{}, Layout<Shape<_8, _32>, Stride<_32, _1>>{}));
+using S2RAtom = Copy_Atom<SM75_U32x4_LDSM_N, float>;
+using SmemLayoutA = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<kBM>{}, Int<kBK>{}, Int<kStages>{})));
+using SmemLayoutB = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<kBN>{}, Int<kBK>{}, Int<kStages>{})));
+using TiledMma = decltype(make_tiled_mma(SM80_16x8x8_F32TF32TF32F32_TN{},
+                                         Layout<Shape<Int<kWM>, Int<kWN>, _1>>{},
+                                         Tile<Int<kWM * 16>, Int<kWN * 16>, _8>{}));
+
+struct SharedStorage {
+    cute::array_aligned<float, cute::cosize_v<SmemLayoutA>, 128> a;
+    cute::array_aligned<float, cute::cosize_v<SmemLayoutB>, 128> b;
+};
+constexpr int kSmemBytes = int(sizeof(SharedStorage));
+
+// ---------------------------------------------------------------- copies and precision
+
+// 4 bytes gmem -> smem, asynchronously; zeros when !valid (nothing is read then).
+__device__ __forceinline__ void cp_async4(float *dst, const float *src, bool valid)
+{
+    const uint32_t s = cute::cast_smem_ptr_to_uint(dst);
+    const int bytes = valid ? 4 : 0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes));
+}
+
+// x rounded to the nearest TF32 value (ties away from zero), low 13 bits zero.
+__device__ __forceinline__ uint32_t tf32_rna(float x)
+{
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+    return r;
+}
+
+// In place: big = x with its low 13 mantissa bits cleared (exact in TF32); small =
+// tf32(x - big) (x - big is exact). With CGR_PREC 1: big = tf32_rna(x), small untouched.
+template <class TBig, class TSmall>
+__device__ __forceinline__ void split_tf32(TBig &&big, TSmall &&small)
+{
+    CUTE_UNROLL
+    for (int i = 0; i < size(big); ++i) {
+        const uint32_t x = big(i).raw();
+        if constexpr (CGR_PREC == 0) {
+            const uint32_t hi = x & 0xffffe000u;
+            small(i) = tfloat32_t::bitcast(tf32_rna(__uint_as_float(x) - __uint_as_float(hi)));
+            big(i) = tfloat32_t::bitcast(hi);
+        } else {
+            big(i) = tfloat32_t::bitcast(tf32_rna(__uint_as_float(x)));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- epilogue inputs
+
+template <int I> struct In;
+#define CGR_DEF_IN(i, k) template <> struct In<i> { static constexpr int kind = k; };
+CGR_INPUTS(CGR_DEF_IN)
+#undef CGR_DEF_IN
+
+template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
+{
+    if constexpr (I < kNin) {
+        f(std::integral_constant<int, I>{});
+        for_inputs<I + 1>(f);
+    }
+}
+
+struct Params {
+    const float *in[kNin > 0 ? kNin : 1];
+    float *out;
+};
+
+// Input I at output element y[idx], channel co.
+template <int I> __device__ __forceinline__ float load_in(const Params &p, int64_t idx, int co)
+{
+    constexpr int kind = In<I>::kind;
+    if constexpr (kind == CGR_CV_FULL)
+        return __ldg(p.in[I] + idx);
+    else if constexpr (kind == CGR_CV_SCALAR)
+        return __ldg(p.in[I]);
+    else if constexpr (kind == CGR_CV_CHAN)
+        return __ldg(p.in[I] + co);
+    else
+        return 0.f;
+}
+
+__device__ __forceinline__ float finish(const Params &p, float acc, int64_t idx, int co)
+{
+    float x[kNin > 0 ? kNin : 1];
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        x[I] = load_in<I>(p, idx, co);
+    });
+    return cgr_epi(acc, x);
+}
+
+// ---------------------------------------------------------------- the kernel
+
+__global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p)
+{
+    // CTA -> tile: the output-channel tiles of one pixel tile run next to each other
+    // (they gather the same input)
+    constexpr int tiles_n = (kN + kBN - 1) / kBN;
+    const int tm = int(blockIdx.x / tiles_n);
+    const int tn = int(blockIdx.x % tiles_n);
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+
+    const float *Xg = p.in[CGR_X];
+    const float *Wg = p.in[CGR_W];
+
+    extern __shared__ __align__(128) char smem_raw[];
+    SharedStorage &smem = *reinterpret_cast<SharedStorage *>(smem_raw);
+    Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});  // (BM,BK,PIPE)
+    Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), SmemLayoutB{});  // (BN,BK,PIPE)
+
+    // this thread's A rows: the image base and the input corner of each output pixel
+    const int a_row0 = lane % 8 + 8 * warp, a_col0 = lane / 8;
+    int64_t a_base[kARows];
+    int a_d0[kARows], a_h0[kARows], a_w0[kARows];
+    CUTE_UNROLL
+    for (int i = 0; i < kARows; ++i) {
+        const int m = tm * kBM + a_row0 + i * kARowStep;
+        const int nb = m / kP;
+        const int pix = m - nb * kP;
+        const int od = pix / (kOH * kOW);
+        const int r = pix - od * (kOH * kOW);
+        const int oh = r / kOW;
+        const int ow = r - oh * kOW;
+        a_d0[i] = od * kSD - kPD;
+        a_h0[i] = oh * kSH - kPH;
+        a_w0[i] = ow * kSW - kPW;
+        a_base[i] = int64_t(nb) * kImage + (int64_t(a_d0[i]) * kIH + a_h0[i]) * kIW + a_w0[i];
+        if (m >= kM) {
+            a_h0[i] = -(1 << 28);  // every tap out of bounds
+            a_base[i] = 0;
+        }
+    }
+    const int b_row0 = tn * kBN + warp;
+
+    // k tile kt -> pipeline stage s
+    auto load_tile = [&](int kt, int s) {
+        CUTE_UNROLL
+        for (int j = 0; j < kACols; ++j) {
+            const int kl = a_col0 + 4 * j;
+            const int k = kt * kBK + kl;
+            const int c = k / kTaps;
+            const int t = k - c * kTaps;
+            const int kd = t / (kKH * kKW);
+            const int t2 = t - kd * (kKH * kKW);
+            const int kh = t2 / kKW;
+            const int kw = t2 - kh * kKW;
+            const int koff = c * kPlane + (kd * kDD * kIH + kh * kDH) * kIW + kw * kDW;
+            CUTE_UNROLL
+            for (int i = 0; i < kARows; ++i) {
+                const int id = a_d0[i] + kd * kDD, ih = a_h0[i] + kh * kDH, iw = a_w0[i] + kw * kDW;
+                const bool ok = k < kK && unsigned(id) < unsigned(kID) && unsigned(ih) < unsigned(kIH) &&
+                                unsigned(iw) < unsigned(kIW);
+                const float *src = ok ? Xg + a_base[i] + koff : Xg;
+                cp_async4(&sA(a_row0 + i * kARowStep, kl, s), src, ok);
+            }
+        }
+        const int k = kt * kBK + lane;
+        CUTE_UNROLL
+        for (int i = 0; i < kBRows; ++i) {
+            const int n = b_row0 + i * kWarps;
+            const bool ok = k < kK && n < kN;
+            const float *src = ok ? Wg + int64_t(n) * kK + k : Wg;
+            cp_async4(&sB(warp + i * kWarps, lane, s), src, ok);
+        }
+    };
+
+    TiledMma mma;
+    ThrMMA thr_mma = mma.get_slice(threadIdx.x);
+    auto tiler = Shape<Int<kBM>, Int<kBN>, Int<kBK>>{};
+    Tensor cC = make_identity_tensor(make_shape(Int<kM>{}, Int<kN>{}));                 // (m,n)
+    Tensor gcC = local_tile(cC, tiler, make_coord(tm, tn, _), Step<_1, _1, X>{});      // (BM,BN)
+    Tensor tCcC = thr_mma.partition_C(gcC);                                             // (MMA,MMA_M,MMA_N)
+    Tensor acc = partition_fragment_C(mma, Shape<Int<kBM>, Int<kBN>>{});                // (MMA,MMA_M,MMA_N)
+    clear(acc);
+
+    constexpr int k_tiles = (kK + kBK - 1) / kBK;
+    int k_tile = 0;
+    CUTE_UNROLL
+    for (int s = 0; s < kStages - 1; ++s) {
+        if (k_tile < k_tiles)
+            load_tile(k_tile, s);
+        cp_async_fence();
+        ++k_tile;
+    }
+    int k_tile_count = k_tiles - (kStages - 1);
+
+    // register fragments: raw values as loaded (then split in place), small parts
+    Tensor tCrA = thr_mma.partition_fragment_A(sA(_, _, 0));  // (MMA,MMA_M,MMA_K)
+    Tensor tCrB = thr_mma.partition_fragment_B(sB(_, _, 0));  // (MMA,MMA_N,MMA_K)
+    Tensor tCrA_s = make_fragment_like(tCrA(_, _, 0));        // (MMA,MMA_M)
+    Tensor tCrB_s = make_fragment_like(tCrB(_, _, 0));        // (MMA,MMA_N)
+
+    auto s2r_a = make_tiled_copy_A(S2RAtom{}, mma);
+    auto s2r_thr_a = s2r_a.get_thread_slice(threadIdx.x);
+    Tensor tCsA = s2r_thr_a.partition_S(sA);     // (CPY,CPY_M,CPY_K,PIPE)
+    Tensor tCrA_v = s2r_thr_a.retile_D(tCrA);    // (CPY,CPY_M,CPY_K)
+    auto s2r_b = make_tiled_copy_B(S2RAtom{}, mma);
+    auto s2r_thr_b = s2r_b.get_thread_slice(threadIdx.x);
+    Tensor tCsB = s2r_thr_b.partition_S(sB);     // (CPY,CPY_N,CPY_K,PIPE)
+    Tensor tCrB_v = s2r_thr_b.retile_D(tCrB);    // (CPY,CPY_N,CPY_K)
+
+    int pipe_read = 0, pipe_write = kStages - 1;
+    Tensor tCsA_p = tCsA(_, _, _, pipe_read);
+    Tensor tCsB_p = tCsB(_, _, _, pipe_read);
+    constexpr int K_BLOCK_MAX = decltype(size<2>(tCrA))::value;
+
+    cp_async_wait<kStages - 2>();
+    __syncthreads();
+    copy(s2r_a, tCsA_p(_, _, Int<0>{}), tCrA_v(_, _, Int<0>{}));
+    copy(s2r_b, tCsB_p(_, _, Int<0>{}), tCrB_v(_, _, Int<0>{}));
+
+    CUTE_NO_UNROLL
+    for (; k_tile_count > -(kStages - 1); --k_tile_count) {
+        for_each(make_int_sequence<K_BLOCK_MAX>{}, [&](auto k_block) {
+            if (k_block == K_BLOCK_MAX - 1) {
+                tCsA_p = tCsA(_, _, _, pipe_read);
+                tCsB_p = tCsB(_, _, _, pipe_read);
+                cp_async_wait<kStages - 2>();
+                __syncthreads();
+            }
+            auto k_next = (k_block + Int<1>{}) % Int<K_BLOCK_MAX>{};
+            copy(s2r_a, tCsA_p(_, _, k_next), tCrA_v(_, _, k_next));
+            copy(s2r_b, tCsB_p(_, _, k_next), tCrB_v(_, _, k_next));
+            if (k_block == 0) {
+                // past the last tile: an empty group keeps the wait counts right
+                if (k_tile < k_tiles)
+                    load_tile(k_tile, pipe_write);
+                cp_async_fence();
+                ++k_tile;
+                pipe_write = pipe_read;
+                pipe_read = pipe_read == kStages - 1 ? 0 : pipe_read + 1;
+            }
+            split_tf32(tCrA(_, _, k_block), tCrA_s);
+            split_tf32(tCrB(_, _, k_block), tCrB_s);
+            if constexpr (CGR_PREC == 0) {
+                // the small products first, then the big one
+                gemm(mma, tCrA_s, tCrB(_, _, k_block), acc);
+                gemm(mma, tCrA(_, _, k_block), tCrB_s, acc);
+            }
+            gemm(mma, tCrA(_, _, k_block), tCrB(_, _, k_block), acc);
+        });
+    }
+    cp_async_wait<0>();
+
+    // epilogue: (m, co) of each accumulator -> y[(nb*COUT + co)*P + pixel]
+    float *Y = p.out;
+    CUTE_UNROLL
+    for (int i = 0; i < size(acc); ++i) {
+        const int m = get<0>(tCcC(i)), co = get<1>(tCcC(i));
+        if (m < kM && co < kN) {
+            const int nb = m / kP;
+            const int pix = m - nb * kP;
+            const int64_t idx = (int64_t(nb) * kCout + co) * kP + pix;
+            Y[idx] = finish(p, acc(i), idx, co);
+        }
+    }
+}
+
+static const int64_t kOutShape[] = CGR_OUT_SHAPE;
+static const int kInNdim[] = CGR_IN_NDIMS;
+static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
+
+}  // namespace cgr_conv
+
+CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
+{
+    (void)in; (void)n_in;
+    return 0;
+}
+
+CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
+                         void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    using namespace cgr_conv;
+    (void)workspace; (void)workspace_bytes;
+    if (n_in != kNin || n_out != 1)
+        return CG_UNSUPPORTED;
+    if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
+        return CG_UNSUPPORTED;
+    Params p{};
+    bool ok = true;
+    auto check = [&](int i, int kind) {
+        const cg_tensor &t = in[i];
+        p.in[i] = static_cast<const float *>(t.data);
+        if (kind == CGR_CV_UNUSED)
+            return;
+        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i]) {
+            ok = false;
+            return;
+        }
+        for (int d = 0; d < t.ndim; ++d)
+            if (t.shape[d] != kInShape[i][d])
+                ok = false;
+        if (kind != CGR_CV_SCALAR && !cg_is_contiguous(&t))
+            ok = false;
+        if (kind == CGR_CV_SCALAR && cg_numel(&t) != 1)
+            ok = false;
+    };
+#define CGR_CHECK_IN(i, k) check(i, k);
+    CGR_INPUTS(CGR_CHECK_IN)
+#undef CGR_CHECK_IN
+    if (!ok)
+        return CG_UNSUPPORTED;
+    if (int64_t(kM) * kN == 0)
+        return CG_OK;
+    p.out = static_cast<float *>(out[0].data);
+    constexpr int64_t tiles = int64_t((kM + kBM - 1) / kBM) * ((kN + kBN - 1) / kBN);
+    static_assert(tiles < (int64_t(1) << 31), "grid limits");
+    if (kSmemBytes > 48 * 1024 &&
+        cudaFuncSetAttribute(conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=
+            cudaSuccess)
+        return CG_LAUNCH_FAILED;
+    conv_kernel<<<unsigned(tiles), kThreads, kSmemBytes, stream>>>(p);
+    if (cudaGetLastError() != cudaSuccess)
+        return CG_LAUNCH_FAILED;
+    return CG_OK;
+}

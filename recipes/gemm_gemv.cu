@@ -1,0 +1,262 @@
+// recipes/gemm_gemv.cu: matrix-vector product with a fused pointwise epilogue, fp32.
+//
+// y[r] = epi(sum_k W[r, k] * v[k]) for r < ROWS: W is the matrix operand with rows of K
+// contiguous floats (row stride LDW), v the contiguous vector. Either A @ b (A: M x K,
+// b: K or K x 1; rows are M, the output [M] or [M, 1]) or a @ B^T-like products with
+// one row (a: 1 x K or K; B given as N x K, e.g. nn.Linear on one sample; rows are N).
+// Memory-bound: every element of W is read once, so the kernel streams W at full
+// bandwidth and does the arithmetic in fp32 on the SIMT cores (no tensor cores needed).
+//
+// Each CTA takes RPC rows; each thread walks k in 16-byte vectors (stride THREADS),
+// loads one vector of v (read through L1/L2: v is shared by all CTAs) and one of each of
+// the RPC rows (streaming loads, __ldcs), and keeps two independent partial sums a row
+// (loads in flight); the partials are combined with warp shuffles and then across warps
+// through shared memory; thread r < RPC applies the epilogue to row r and stores it.
+// VEC = 1 (K or LDW not a multiple of 4): scalar loads.
+//
+// Named parameters (CGR_*): the generator (src/recipe_gemm.c) writes them in place of the
+// `recipe:params` line; the defaults make this file compile on its own (2048 x 1048576).
+#include <cutegen/abi.h>
+#include <cute/tensor.hpp>
+#include <type_traits>
+#include "ops.cuh"  // recipe:inline
+
+// recipe:params
+#ifndef CGR_GENERATED
+#define CGR_M 2048
+#define CGR_N 1
+#define CGR_K 1048576
+#define CGR_BATCH 1
+#define CGR_A 0
+#define CGR_B 1
+#define CGR_GEMV_ROWS_ARE_M 1   // rows are M (the matrix is A) or N (the matrix is B)
+#define CGR_ROWS 2048
+#define CGR_LDW 1048576
+#define CGR_W 0                 // input index of the matrix
+#define CGR_V 1                 // input index of the vector
+#define CGR_VEC 4
+#define CGR_THREADS 256
+#define CGR_RPC 4               // rows a CTA
+#define CGR_TRI 0
+#define CGR_TRI_DIAG 0
+#define CGR_NIN 2
+#define CGR_INPUTS(X) X(0, CGR_GE_OPERAND) X(1, CGR_GE_OPERAND)
+#define CGR_IN_NDIMS {2, 2}
+#define CGR_IN_SHAPES {{2048, 1048576}, {1048576, 1}}
+#define CGR_IN_STRIDES {{1048576, 1}, {1, 1}}
+#define CGR_OUT_NDIM 2
+#define CGR_OUT_SHAPE {2048, 1}
+__device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
+#endif
+
+#define CGR_GE_UNUSED 0
+#define CGR_GE_OPERAND 1
+#define CGR_GE_FULL 2
+#define CGR_GE_SCALAR 3
+#define CGR_GE_COL 4
+#define CGR_GE_ROW 5
+
+namespace cgr_gemv {
+
+constexpr int kM = CGR_M, kN = CGR_N, kK = CGR_K;
+constexpr int64_t kRows = CGR_ROWS, kLdw = CGR_LDW;
+constexpr int kThreads = CGR_THREADS, kRpc = CGR_RPC, kVec = CGR_VEC;
+constexpr int kNin = CGR_NIN;
+constexpr int kWarps = kThreads / 32;
+static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads");
+static_assert(kRpc >= 1 && kRpc <= 32 && kRpc <= kThreads, "rows a CTA");
+static_assert(kVec == 1 || kVec == 4, "vector width");
+static_assert(kM == 1 || kN == 1, "a matrix-vector product");
+
+template <int I> struct In;
+#define CGR_DEF_IN(i, k) template <> struct In<i> { static constexpr int kind = k; };
+CGR_INPUTS(CGR_DEF_IN)
+#undef CGR_DEF_IN
+
+template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
+{
+    if constexpr (I < kNin) {
+        f(std::integral_constant<int, I>{});
+        for_inputs<I + 1>(f);
+    }
+}
+
+struct Params {
+    const float *in[kNin > 0 ? kNin : 1];
+    float *out;
+};
+
+template <int I> __device__ __forceinline__ float load_in(const Params &p, int64_t row, int n)
+{
+    constexpr int kind = In<I>::kind;
+    if constexpr (kind == CGR_GE_FULL)
+        return __ldg(p.in[I] + row * kN + n);
+    else if constexpr (kind == CGR_GE_SCALAR)
+        return __ldg(p.in[I]);
+    else if constexpr (kind == CGR_GE_COL)
+        return __ldg(p.in[I] + n);
+    else if constexpr (kind == CGR_GE_ROW)
+        return __ldg(p.in[I] + row);
+    else
+        return 0.f;
+}
+
+__device__ __forceinline__ float finish(const Params &p, float acc, int64_t row, int m, int n)
+{
+    if constexpr (CGR_TRI == 1) {
+        if (n - m < CGR_TRI_DIAG)
+            acc = 0.f;
+    } else if constexpr (CGR_TRI == 2) {
+        if (n - m > CGR_TRI_DIAG)
+            acc = 0.f;
+    }
+    float x[kNin > 0 ? kNin : 1];
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        x[I] = load_in<I>(p, row, n);
+    });
+    return cgr_epi(acc, x);
+}
+
+__global__ void __launch_bounds__(kThreads) gemv_kernel(const Params p)
+{
+    const int64_t r0 = int64_t(blockIdx.x) * kRpc;
+    const float *W = p.in[CGR_W];
+    const float *V = p.in[CGR_V];
+    float acc[kRpc][2];
+#pragma unroll
+    for (int r = 0; r < kRpc; ++r)
+        acc[r][0] = acc[r][1] = 0.f;
+    // rows past the end read row r0 again (in bounds; their sums are dropped)
+    const float *row[kRpc];
+#pragma unroll
+    for (int r = 0; r < kRpc; ++r)
+        row[r] = W + (r0 + r < kRows ? r0 + r : r0) * kLdw;
+
+    if constexpr (kVec == 4) {
+        constexpr int64_t kv = kK / 4;
+        const float4 *v4 = reinterpret_cast<const float4 *>(V);
+        int64_t i = threadIdx.x;
+        for (; i + kThreads < kv; i += 2 * kThreads) {
+            const float4 x0 = __ldg(v4 + i), x1 = __ldg(v4 + i + kThreads);
+#pragma unroll
+            for (int r = 0; r < kRpc; ++r) {
+                const float4 w0 = __ldcs(reinterpret_cast<const float4 *>(row[r]) + i);
+                const float4 w1 = __ldcs(reinterpret_cast<const float4 *>(row[r]) + i + kThreads);
+                acc[r][0] = fmaf(w0.x, x0.x, fmaf(w0.y, x0.y, fmaf(w0.z, x0.z, fmaf(w0.w, x0.w, acc[r][0]))));
+                acc[r][1] = fmaf(w1.x, x1.x, fmaf(w1.y, x1.y, fmaf(w1.z, x1.z, fmaf(w1.w, x1.w, acc[r][1]))));
+            }
+        }
+        for (; i < kv; i += kThreads) {
+            const float4 x0 = __ldg(v4 + i);
+#pragma unroll
+            for (int r = 0; r < kRpc; ++r) {
+                const float4 w0 = __ldcs(reinterpret_cast<const float4 *>(row[r]) + i);
+                acc[r][0] = fmaf(w0.x, x0.x, fmaf(w0.y, x0.y, fmaf(w0.z, x0.z, fmaf(w0.w, x0.w, acc[r][0]))));
+            }
+        }
+    } else {
+        int64_t k = threadIdx.x;
+        for (; k + kThreads < kK; k += 2 * kThreads) {
+            const float x0 = __ldg(V + k), x1 = __ldg(V + k + kThreads);
+#pragma unroll
+            for (int r = 0; r < kRpc; ++r) {
+                acc[r][0] = fmaf(__ldcs(row[r] + k), x0, acc[r][0]);
+                acc[r][1] = fmaf(__ldcs(row[r] + k + kThreads), x1, acc[r][1]);
+            }
+        }
+        for (; k < kK; k += kThreads) {
+            const float x0 = __ldg(V + k);
+#pragma unroll
+            for (int r = 0; r < kRpc; ++r)
+                acc[r][0] = fmaf(__ldcs(row[r] + k), x0, acc[r][0]);
+        }
+    }
+
+    __shared__ float part[kWarps][kRpc];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+#pragma unroll
+    for (int r = 0; r < kRpc; ++r) {
+        float s = acc[r][0] + acc[r][1];
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2)
+            s += __shfl_xor_sync(0xffffffffu, s, o);
+        if (lane == 0)
+            part[warp][r] = s;
+    }
+    __syncthreads();
+    if (threadIdx.x < kRpc) {
+        const int r = threadIdx.x;
+        float s = 0.f;
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w)
+            s += part[w][r];
+        const int64_t idx = r0 + r;
+        if (idx < kRows) {
+            // rows are M: (row idx, column 0); rows are N: (row 0, column idx)
+            const int64_t orow = CGR_GEMV_ROWS_ARE_M ? idx : 0;
+            const int n = CGR_GEMV_ROWS_ARE_M ? 0 : int(idx);
+            p.out[idx] = finish(p, s, orow, int(orow), n);
+        }
+    }
+}
+
+static const int64_t kOutShape[] = CGR_OUT_SHAPE;
+static const int kInNdim[] = CGR_IN_NDIMS;
+static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
+static const int64_t kInStride[][CG_MAX_DIMS] = CGR_IN_STRIDES;
+
+}  // namespace cgr_gemv
+
+CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
+                         void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    using namespace cgr_gemv;
+    (void)workspace; (void)workspace_bytes;
+    if (n_in != kNin || n_out != 1)
+        return CG_UNSUPPORTED;
+    if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
+        return CG_UNSUPPORTED;
+    Params p{};
+    bool ok = true;
+    auto check = [&](int i, int kind) {
+        const cg_tensor &t = in[i];
+        p.in[i] = static_cast<const float *>(t.data);
+        if (kind == CGR_GE_UNUSED || kind == CGR_GE_OPERAND)
+            return;
+        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i]) {
+            ok = false;
+            return;
+        }
+        for (int d = 0; d < t.ndim; ++d)
+            if (t.shape[d] != kInShape[i][d])
+                ok = false;
+        if (kind == CGR_GE_SCALAR ? cg_numel(&t) != 1 : !cg_is_contiguous(&t))
+            ok = false;
+    };
+#define CGR_CHECK_IN(i, k) check(i, k);
+    CGR_INPUTS(CGR_CHECK_IN)
+#undef CGR_CHECK_IN
+    auto operand = [&](int i) {
+        const cg_tensor &t = in[i];
+        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i] || (reinterpret_cast<uintptr_t>(t.data) % 16) != 0) {
+            ok = false;
+            return;
+        }
+        for (int d = 0; d < t.ndim; ++d)
+            if (t.shape[d] != kInShape[i][d] || (t.shape[d] != 1 && t.stride[d] != kInStride[i][d]))
+                ok = false;
+    };
+    operand(CGR_A);
+    operand(CGR_B);
+    if (!ok)
+        return CG_UNSUPPORTED;
+    p.out = static_cast<float *>(out[0].data);
+    const int64_t blocks = (kRows + kRpc - 1) / kRpc;
+    if (blocks == 0)
+        return CG_OK;
+    if (blocks > 0x7fffffff)
+        return CG_UNSUPPORTED;
+    gemv_kernel<<<unsigned(blocks), kThreads, 0, stream>>>(p);
+    return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
+}

@@ -1,0 +1,528 @@
+/*
+ * recipe_conv.c: the CONV family: recognition of the convolution module, the epilogue's
+ * inputs, the variants and the parameters of recipes/conv_tc.cu. See recipe_conv.h.
+ *
+ * Recognition is by structure: a call_module node whose class is Conv1d/Conv2d/Conv3d,
+ * its repr for stride/padding/dilation/groups/padding_mode, and its parameters as the
+ * spec lists them (the module's fx target + ".weight" / ".bias", which is how
+ * make_spec() names a module's parameters). Shapes come from the spec, never from
+ * the problem's name.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recipe_conv.h"
+#include "util.h"
+
+/* ================================================================== recognition */
+
+static int nc(strbuf *why, const char *fmt, const char *arg)
+{
+    strbuf_reset(why);
+    strbuf_adds(why, "not covered: ");
+    strbuf_addf(why, fmt, arg);
+    return 1;
+}
+
+static bool contiguous_strides(const recipe_tensor *t)
+{
+    int64_t expect = 1;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        if (t->shape[d] != 1 && t->stride[d] != expect)
+            return false;
+        expect *= t->shape[d];
+    }
+    return true;
+}
+
+static int64_t numel_of(const recipe_tensor *t)
+{
+    int64_t n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    return n;
+}
+
+static int input_named(const recipe_plan *p, const char *name)
+{
+    for (int i = 0; i < p->n_inputs; i++)
+        if (!strcmp(p->inputs[i].name, name))
+            return i;
+    return -1;
+}
+
+/* "key=(a, b)" or "key=a" in repr: fills v[0..n) (one number repeats); 0 when absent
+ * (v untouched), 1 read, -1 unreadable (a string such as padding='same'). */
+static int repr_tuple(const char *repr, const char *key, int64_t *v, int n)
+{
+    const char *s = strstr(repr, key);
+    if (!s)
+        return 0;
+    s += strlen(key);
+    if (*s == '\'' || *s == '"')
+        return -1;
+    bool tuple = *s == '(';
+    if (tuple)
+        s++;
+    int got = 0;
+    while (got < n) {
+        char *end;
+        long long x = strtoll(s, &end, 10);
+        if (end == s)
+            break;
+        v[got++] = x;
+        s = end;
+        while (*s == ' ' || *s == ',')
+            s++;
+        if (!tuple || *s == ')')
+            break;
+    }
+    if (got == 1)
+        for (int i = 1; i < n; i++)
+            v[i] = v[0];
+    else if (got != n)
+        return -1;
+    return 1;
+}
+
+static bool is_conv_module(const char *m, int *dims)
+{
+    if (!m)
+        return false;
+    if (!strcmp(m, "Conv1d")) *dims = 1;
+    else if (!strcmp(m, "Conv2d")) *dims = 2;
+    else if (!strcmp(m, "Conv3d")) *dims = 3;
+    else return false;
+    return true;
+}
+
+int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
+{
+    const json_t *conv = NULL;
+    int dims = 0, n_conv = 0;
+    for (size_t i = 0; i < json_array_size(graph); i++) {
+        const json_t *node = json_array_get(graph, i);
+        const char *op = json_string_value(json_object_get(node, "op"));
+        int d;
+        if (op && !strcmp(op, "call_module") &&
+            is_conv_module(json_string_value(json_object_get(node, "module")), &d)) {
+            if (!n_conv++) {
+                conv = node;
+                dims = d;
+            }
+        }
+    }
+    if (!conv)
+        return 0;
+    if (n_conv > 1)
+        return nc(why, "%s", "more than one convolution (a recipe fuses one)");
+    const char *target = json_string_value(json_object_get(conv, "target"));
+    const char *name = json_string_value(json_object_get(conv, "name"));
+    const char *repr = json_string_value(json_object_get(conv, "module_repr"));
+    if (!target || !name || !repr)
+        return nc(why, "%s", "a convolution module without its target, name or repr");
+    if (strstr(repr, "padding_mode="))
+        return nc(why, "%s with a padding mode other than zeros", "convolution");
+
+    /* its operand must be a placeholder: forward()'s argument k is the spec's input k */
+    const json_t *args = json_object_get(conv, "args");
+    const char *arg0 = json_string_value(json_array_get(args, 0));
+    if (json_array_size(args) != 1 || !arg0 || arg0[0] != '%')
+        return nc(why, "%s", "a convolution whose operand is not one tensor");
+    int x = -1, k = 0;
+    for (size_t i = 0; i < json_array_size(graph) && x < 0; i++) {
+        const json_t *node = json_array_get(graph, i);
+        const char *op = json_string_value(json_object_get(node, "op"));
+        if (!op || strcmp(op, "placeholder"))
+            continue;
+        const char *nm = json_string_value(json_object_get(node, "name"));
+        if (nm && !strcmp(nm, arg0 + 1))
+            x = k;
+        k++;
+    }
+    if (x < 0 || x >= p->n_inputs)
+        return nc(why, "%s", "a convolution of a computed tensor (a prologue before the convolution)");
+
+    recipe_conv_plan *c = &p->conv;
+    memset(c, 0, sizeof *c);
+    snprintf(c->node, sizeof c->node, "%s", name);
+    c->dims = dims;
+    c->x = x;
+    char key[160];
+    snprintf(key, sizeof key, "%s.weight", target);
+    c->w = input_named(p, key);
+    snprintf(key, sizeof key, "%s.bias", target);
+    c->bias = input_named(p, key);
+    if (c->w < 0)
+        return nc(why, "convolution weight '%s' is not among the spec's inputs", key);
+    bool no_bias = strstr(repr, "bias=False") != NULL;
+    if (no_bias ? c->bias >= 0 : c->bias < 0)
+        return nc(why, "%s: the repr and the spec's parameters disagree on the bias", "convolution");
+
+    const recipe_tensor *xt = &p->inputs[c->x], *wt = &p->inputs[c->w];
+    if (strcmp(xt->dtype, "float32") || strcmp(wt->dtype, "float32") ||
+        (c->bias >= 0 && strcmp(p->inputs[c->bias].dtype, "float32")))
+        return nc(why, "convolution of dtype %s (float32 only)", strcmp(xt->dtype, "float32") ? xt->dtype : wt->dtype);
+    if (xt->ndim != dims + 2 || wt->ndim != dims + 2)
+        return nc(why, "%s whose input or weight rank is not the module's (unbatched input?)", "convolution");
+
+    int64_t groups = 1;
+    int g = repr_tuple(repr, "groups=", &groups, 1);
+    if (g < 0)
+        return nc(why, "%s with unreadable groups", "convolution");
+    /* depthwise: one filter a channel (groups = CIN = COUT); other groupings are not covered */
+    if (groups != 1 && !(groups == xt->shape[1] && wt->shape[0] == groups && wt->shape[1] == 1))
+        return nc(why, "%s with groups != 1 other than depthwise (grouped, or a channel multiplier)", "convolution");
+
+    int64_t st[3] = { 1, 1, 1 }, pd[3] = { 0, 0, 0 }, dl[3] = { 1, 1, 1 };
+    if (repr_tuple(repr, "stride=", st, dims) < 0 || repr_tuple(repr, "dilation=", dl, dims) < 0)
+        return nc(why, "%s with an unreadable stride or dilation", "convolution");
+    int pr = repr_tuple(repr, "padding=", pd, dims);
+    if (pr < 0) {
+        if (!strstr(repr, "padding='valid'") && !strstr(repr, "padding=\"valid\""))
+            return nc(why, "%s with string padding ('same')", "convolution");
+        pd[0] = pd[1] = pd[2] = 0;
+    }
+
+    c->n = xt->shape[0];
+    c->cin = xt->shape[1];
+    c->cout = wt->shape[0];
+    c->depthwise = groups != 1;
+    if (wt->shape[1] != (c->depthwise ? 1 : c->cin))
+        return nc(why, "%s whose weight does not match the input's channels", "convolution");
+    if (c->bias >= 0 && (p->inputs[c->bias].ndim != 1 || p->inputs[c->bias].shape[0] != c->cout))
+        return nc(why, "%s bias of an unexpected shape", "convolution");
+    int lead = 3 - dims;
+    for (int d = 0; d < 3; d++) {
+        c->in[d] = c->k[d] = c->out[d] = c->stride[d] = c->dil[d] = 1;
+        c->pad[d] = 0;
+    }
+    for (int d = 0; d < dims; d++) {
+        c->in[lead + d] = xt->shape[2 + d];
+        c->k[lead + d] = wt->shape[2 + d];
+        c->stride[lead + d] = st[d];
+        c->pad[lead + d] = pd[d];
+        c->dil[lead + d] = dl[d];
+        if (st[d] < 1 || dl[d] < 1 || pd[d] < 0 || wt->shape[2 + d] < 1)
+            return nc(why, "%s with a stride, dilation or padding out of range", "convolution");
+        int64_t span = c->dil[lead + d] * (c->k[lead + d] - 1) + 1;
+        int64_t room = c->in[lead + d] + 2 * c->pad[lead + d] - span;
+        if (room < 0)
+            return nc(why, "%s whose kernel is larger than the padded input", "convolution");
+        c->out[lead + d] = room / c->stride[lead + d] + 1;
+    }
+    c->m = c->n * c->out[0] * c->out[1] * c->out[2];
+    c->gn = c->cout;
+    c->gk = (c->depthwise ? 1 : c->cin) * c->k[0] * c->k[1] * c->k[2];
+    if (c->m >= ((int64_t)1 << 31) - 256 || c->gk * c->cout >= ((int64_t)1 << 31) ||
+        c->cin * c->in[0] * c->in[1] * c->in[2] >= ((int64_t)1 << 31))
+        return nc(why, "%s too large for 32-bit pixel, weight or image indices", "convolution");
+    if (!contiguous_strides(xt) || !contiguous_strides(wt))
+        return nc(why, "%s of a non-contiguous input or weight", "convolution");
+    p->family = RECIPE_CONV;
+    return 0;
+}
+
+bool recipe_conv_is_node(const recipe_plan *p, const char *name)
+{
+    return p->family == RECIPE_CONV && name && !strcmp(p->conv.node, name);
+}
+
+static void mark_used(const recipe_plan *p, int n, bool *used, bool *acc)
+{
+    if (n < 0)
+        return;
+    const rx_node *x = &p->nodes[n];
+    if (x->op == RX_INPUT)
+        used[x->input] = true;
+    if (x->op == RX_ACC)
+        *acc = true;
+    mark_used(p, x->a, used, acc);
+    mark_used(p, x->b, used, acc);
+}
+
+int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
+{
+    recipe_conv_plan *c = &p->conv;
+    bool used[RECIPE_MAX_INPUTS] = { false }, acc = false;
+    mark_used(p, result, used, &acc);
+    if (!acc)
+        return nc(why, "%s", "the output does not depend on the convolution");
+    /* the output the kernel writes: (N, COUT, spatial...) float32, contiguous */
+    const recipe_tensor *o = &p->output;
+    bool ok = o->ndim == c->dims + 2 && o->shape[0] == c->n && o->shape[1] == c->cout &&
+              !strcmp(o->dtype, "float32") && contiguous_strides(o);
+    for (int d = 0; ok && d < c->dims; d++)
+        ok = o->shape[2 + d] == c->out[3 - c->dims + d];
+    if (!ok)
+        return nc(why, "%s", "the output is not the convolution's shape (a reshape, pool or broadcast follows?)");
+    for (int i = 0; i < p->n_inputs; i++) {
+        const recipe_tensor *t = &p->inputs[i];
+        c->kind[i] = RC_UNUSED;
+        if (i == c->x || i == c->w) {
+            if (used[i])
+                return nc(why, "the epilogue reads '%s', an operand of the convolution", t->name);
+            c->kind[i] = RC_OPERAND;
+            continue;
+        }
+        if (!used[i])
+            continue;
+        if (strcmp(t->dtype, "float32"))
+            return nc(why, "epilogue input '%s' is not float32", t->name);
+        if (numel_of(t) == 1) {
+            c->kind[i] = RC_SCALAR;
+            continue;
+        }
+        bool same = t->ndim == o->ndim;
+        for (int d = 0; same && d < t->ndim; d++)
+            same = t->shape[d] == o->shape[d];
+        if (same && contiguous_strides(t)) {
+            c->kind[i] = RC_FULL;
+            continue;
+        }
+        /* one value per channel: right-aligned against the output, every dim 1 but the
+         * channel dim (the conv's own bias [COUT] is added by the walk as such) */
+        int lead = o->ndim - t->ndim;
+        bool chan = contiguous_strides(t) && (lead >= 0 || i == c->bias);
+        if (i == c->bias)
+            chan = t->ndim == 1 && t->shape[0] == c->cout;
+        else
+            for (int d = 0; chan && d < t->ndim; d++)
+                chan = d + lead == 1 ? t->shape[d] == c->cout : t->shape[d] == 1;
+        if (!chan)
+            return nc(why, "epilogue input '%s' is neither the output's shape, one element, nor one value a channel", t->name);
+        c->kind[i] = RC_CHAN;
+    }
+    p->root = result;
+    p->epi = result;
+    return 0;
+}
+
+/* ================================================================== description */
+
+static void shape_text(const recipe_tensor *t, strbuf *out)
+{
+    strbuf_addc(out, '[');
+    for (int d = 0; d < t->ndim; d++)
+        strbuf_addf(out, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    strbuf_addc(out, ']');
+}
+
+static void geometry(const recipe_conv_plan *c, strbuf *out)
+{
+    int lead = 3 - c->dims;
+    const int64_t *v[] = { c->k, c->stride, c->pad, c->dil };
+    const char *names[] = { "kernel", "stride", "padding", "dilation" };
+    strbuf_addf(out, "conv%dd %lld -> %lld%s", c->dims, (long long)c->cin, (long long)c->cout,
+                c->depthwise ? " depthwise" : "");
+    for (int j = 0; j < 4; j++) {
+        strbuf_addf(out, " %s ", names[j]);
+        for (int d = lead; d < 3; d++)
+            strbuf_addf(out, "%s%lld", d > lead ? "x" : "", (long long)v[j][d]);
+    }
+    strbuf_addf(out, "%s", c->bias >= 0 ? " bias" : "");
+}
+
+void recipe_conv_describe(const recipe_plan *p, strbuf *out)
+{
+    static const char *kinds[] = { "unused", "operand of the convolution", "full (output's shape)",
+                                   "scalar (one element)", "one value a channel" };
+    const recipe_conv_plan *c = &p->conv;
+    strbuf_adds(out, "family: conv\n");
+    for (int i = 0; i < p->n_inputs; i++) {
+        strbuf_addf(out, "input %d: %s %s ", i, p->inputs[i].name, p->inputs[i].dtype);
+        shape_text(&p->inputs[i], out);
+        strbuf_addf(out, ": %s\n", kinds[c->kind[i]]);
+    }
+    strbuf_addf(out, "output: %s %s ", p->output.name, p->output.dtype);
+    shape_text(&p->output, out);
+    strbuf_adds(out, "\nconvolution: ");
+    geometry(c, out);
+    if (c->depthwise)
+        strbuf_addf(out, "\ndirect (depthwise): %lld outputs, %lld taps each\n",
+                    (long long)(c->m * c->cout), (long long)c->gk);
+    else
+        strbuf_addf(out, "\nimplicit GEMM: M %lld (N*OD*OH*OW), N %lld (COUT), K %lld (CIN*KD*KH*KW)\n",
+                    (long long)c->m, (long long)c->gn, (long long)c->gk);
+    strbuf_adds(out, "epilogue: ");
+    rx_format(p, p->epi, out);
+    strbuf_addc(out, '\n');
+}
+
+void recipe_conv_summary(const recipe_plan *p, strbuf *out)
+{
+    strbuf_adds(out, "conv ");
+    geometry(&p->conv, out);
+    strbuf_adds(out, ", then ");
+    rx_format(p, p->epi, out);
+    strbuf_addf(out, " -> %s ", p->output.dtype);
+    shape_text(&p->output, out);
+}
+
+/* ================================================================== index math */
+
+int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
+{
+    /* the same steps as recipes/conv_tc.cu's row set-up and load_tile() */
+    const int64_t P = c->out[0] * c->out[1] * c->out[2];
+    const int64_t taps = c->k[0] * c->k[1] * c->k[2];
+    if (m < 0 || m >= c->m || k < 0 || k >= c->gk)
+        return -1;
+    int64_t nb = m / P, pix = m - nb * P;
+    int64_t od = pix / (c->out[1] * c->out[2]);
+    int64_t r = pix - od * (c->out[1] * c->out[2]);
+    int64_t oh = r / c->out[2], ow = r - oh * c->out[2];
+    int64_t d0 = od * c->stride[0] - c->pad[0];
+    int64_t h0 = oh * c->stride[1] - c->pad[1];
+    int64_t w0 = ow * c->stride[2] - c->pad[2];
+    int64_t image = c->cin * c->in[0] * c->in[1] * c->in[2];
+    int64_t base = nb * image + (d0 * c->in[1] + h0) * c->in[2] + w0;
+    int64_t ch = k / taps, t = k - ch * taps;
+    int64_t kd = t / (c->k[1] * c->k[2]), t2 = t - kd * (c->k[1] * c->k[2]);
+    int64_t kh = t2 / c->k[2], kw = t2 - kh * c->k[2];
+    int64_t koff = ch * c->in[0] * c->in[1] * c->in[2] +
+                   (kd * c->dil[0] * c->in[1] + kh * c->dil[1]) * c->in[2] + kw * c->dil[2];
+    int64_t id = d0 + kd * c->dil[0], ih = h0 + kh * c->dil[1], iw = w0 + kw * c->dil[2];
+    if (id < 0 || id >= c->in[0] || ih < 0 || ih >= c->in[1] || iw < 0 || iw >= c->in[2])
+        return -1;
+    return base + koff;
+}
+
+int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co)
+{
+    const int64_t P = c->out[0] * c->out[1] * c->out[2];
+    int64_t nb = m / P;
+    return (nb * c->cout + co) * P + (m - nb * P);
+}
+
+/* ================================================================== variants */
+
+/*
+ * Pruning: a tile wider than 32 and at least twice COUT rounded up to 32 is dropped (half of its columns
+ * would be padding), and so is one whose shared memory (4 bytes x 32 x (BM + BN) x
+ * stages) passes 227 KB or whose pixel tiles are fewer than the SMs (unless nothing else
+ * is left). The first is the 128 x 128 tile of recipes/gemm_tc.cu's first variant (or
+ * 128 x 64 for COUT <= 64); each 3xTF32 tile is followed by others; the plain TF32 copy
+ * of the first comes last (it may fail an fp32 tolerance of 1e-4).
+ */
+int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
+{
+    static const recipe_conv_params cand[] = {
+        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads */
+        { 128, 128, 2, 4, 3, 0, 1, 0 },
+        { 128, 64, 4, 2, 3, 0, 1, 0 },
+        { 128, 64, 4, 2, 4, 0, 1, 0 },
+        { 64, 64, 2, 2, 4, 0, 2, 0 },
+        { 256, 64, 4, 2, 3, 0, 1, 0 },
+        { 128, 32, 4, 1, 4, 0, 2, 0 },
+        { 64, 128, 2, 4, 3, 0, 1, 0 },
+    };
+    const recipe_conv_plan *c = &p->conv;
+    int64_t cout32 = (c->gn + 31) / 32 * 32;
+    int n = 0;
+    if (c->depthwise) {
+        /* direct kernel, one thread an output: only the CTA size to choose */
+        static const int threads[] = { 256, 128, 512 };
+        for (size_t i = 0; i < sizeof threads / sizeof threads[0] && n < max; i++) {
+            if (threads[i] > hw->max_threads_per_sm)
+                continue;
+            recipe_params k;
+            memset(&k, 0, sizeof k);
+            k.threads = threads[i];
+            k.conv.dw_threads = threads[i];
+            out[n++] = k;
+        }
+        return n;
+    }
+    for (int pass = 0; pass < 2 && n == 0; pass++) {
+        for (size_t i = 0; i < sizeof cand / sizeof cand[0] && n < max; i++) {
+            const recipe_conv_params *v = &cand[i];
+            int64_t smem = 4LL * 32 * (v->bm + v->bn) * v->stages;
+            int64_t tiles_m = (c->m + v->bm - 1) / v->bm;
+            if (pass == 0 && ((v->bn > 32 && v->bn >= 2 * cout32) || tiles_m < hw->sms))
+                continue;
+            if (smem > 227 * 1024 || 32 * v->wm * v->wn > hw->max_threads_per_sm)
+                continue;
+            recipe_params k;
+            memset(&k, 0, sizeof k);
+            k.threads = 32 * v->wm * v->wn;
+            k.conv = *v;
+            out[n++] = k;
+        }
+    }
+    if (n > 0 && n < max) {
+        recipe_params k = out[0];
+        k.conv.prec = 1;
+        out[n++] = k;
+    }
+    return n;
+}
+
+const char *recipe_conv_template(const recipe_plan *p, const recipe_params *k)
+{
+    (void)p;
+    return k->conv.dw_threads > 0 ? "conv_dw.cu" : "conv_tc.cu";
+}
+
+void recipe_conv_params_format(const recipe_params *k, strbuf *out)
+{
+    const recipe_conv_params *v = &k->conv;
+    if (v->dw_threads) {
+        strbuf_addf(out, "conv depthwise direct threads=%d", v->dw_threads);
+        return;
+    }
+    strbuf_addf(out, "conv tile=%dx%dx32 warps=%dx%d stages=%d %s min_blocks=%d", v->bm, v->bn,
+                v->wm, v->wn, v->stages, v->prec ? "tf32" : "3xtf32", v->min_blocks);
+}
+
+/* ================================================================== generation */
+
+static void emit_shape(strbuf *sb, const recipe_tensor *t)
+{
+    strbuf_addc(sb, '{');
+    for (int d = 0; d < t->ndim; d++)
+        strbuf_addf(sb, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    if (t->ndim == 0)
+        strbuf_adds(sb, "1");
+    strbuf_addc(sb, '}');
+}
+
+void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb)
+{
+    const recipe_conv_plan *c = &p->conv;
+    const recipe_conv_params *v = &k->conv;
+    static const char *kinds[] = { "CGR_CV_UNUSED", "CGR_CV_OPERAND", "CGR_CV_FULL",
+                                   "CGR_CV_SCALAR", "CGR_CV_CHAN" };
+    strbuf_adds(sb, "#define CGR_GENERATED 1\n");
+    strbuf_addf(sb, "#define CGR_NB %lld\n#define CGR_CIN %lld\n#define CGR_COUT %lld\n",
+                (long long)c->n, (long long)c->cin, (long long)c->cout);
+    static const char dn[] = "DHW";
+    for (int d = 0; d < 3; d++)
+        strbuf_addf(sb, "#define CGR_I%c %lld\n#define CGR_K%c %lld\n#define CGR_O%c %lld\n"
+                        "#define CGR_S%c %lld\n#define CGR_P%c %lld\n#define CGR_D%c %lld\n",
+                    dn[d], (long long)c->in[d], dn[d], (long long)c->k[d], dn[d], (long long)c->out[d],
+                    dn[d], (long long)c->stride[d], dn[d], (long long)c->pad[d], dn[d], (long long)c->dil[d]);
+    strbuf_addf(sb, "#define CGR_X %d\n#define CGR_W %d\n", c->x, c->w);
+    if (v->dw_threads)
+        strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
+    else
+        strbuf_addf(sb, "#define CGR_BM %d\n#define CGR_BN %d\n#define CGR_BK 32\n#define CGR_WM %d\n"
+                    "#define CGR_WN %d\n#define CGR_STAGES %d\n#define CGR_MINB %d\n#define CGR_PREC %d\n",
+                v->bm, v->bn, v->wm, v->wn, v->stages, v->min_blocks, v->prec);
+    strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);
+    for (int i = 0; i < p->n_inputs; i++)
+        strbuf_addf(sb, " \\\n    X(%d, %s)", i, kinds[c->kind[i]]);
+    strbuf_adds(sb, "\n#define CGR_IN_NDIMS {");
+    for (int i = 0; i < p->n_inputs; i++)
+        strbuf_addf(sb, "%s%d", i ? ", " : "", p->inputs[i].ndim);
+    strbuf_adds(sb, "}\n#define CGR_IN_SHAPES {");
+    for (int i = 0; i < p->n_inputs; i++) {
+        strbuf_adds(sb, i ? ", " : "");
+        emit_shape(sb, &p->inputs[i]);
+    }
+    strbuf_addf(sb, "}\n#define CGR_OUT_NDIM %d\n#define CGR_OUT_SHAPE ", p->output.ndim);
+    emit_shape(sb, &p->output);
+    strbuf_addc(sb, '\n');
+    recipe_emit_expr(p, p->epi, "cgr_epi", "float r, const float *x", sb);
+}

@@ -1,0 +1,55 @@
+/*
+ * recipe_conv: the CONV family of the built-in proposer (nn.Conv1d/Conv2d/Conv3d, groups
+ * 1, fp32, as an implicit GEMM on the tensor cores, recipes/conv_tc.cu), between
+ * recipe.c (the walk of the fx graph), recipe_gen.c (variants and generation) and
+ * recipe_conv.c. Private to the recipe module: the public API stays recipe.h.
+ *
+ * DESIGN: before recipe.c walks the graph, recipe_conv_prescan() looks for the one
+ * convolution module (call_module Conv1d/2d/3d) whose input is a placeholder, reads its
+ * geometry from the module's repr (stride, padding, dilation, groups, padding_mode) and
+ * from the shapes of its parameters in the spec (<target>.weight, <target>.bias), and
+ * sets the family. The walk then treats the convolution's value as the leaf RX_ACC (plus
+ * the bias, an input read per output channel) and builds the pointwise epilogue with the
+ * usual machinery; recipe_conv_finish() decides how the epilogue reads each input.
+ */
+#ifndef CUTEGEN_RECIPE_CONV_H
+#define CUTEGEN_RECIPE_CONV_H
+
+#include <jansson.h>
+
+#include "recipe.h"
+#include "strbuf.h"
+
+/* Finds the convolution in graph. Returns 0 with plan->family RECIPE_CONV and plan->conv
+ * filled, 0 with the family untouched when the graph has none, 1 when it has one that is
+ * not covered (why holds "not covered: ..."). plan->inputs must be read. */
+int recipe_conv_prescan(const json_t *graph, recipe_plan *plan, strbuf *why);
+
+/* Whether the fx node called name is the plan's convolution. */
+bool recipe_conv_is_node(const recipe_plan *plan, const char *name);
+
+/* After the walk: result is the output's DAG node. Sets plan->epi, plan->root and
+ * plan->conv.kind[]; 0, or 1 not covered (why says why). */
+int recipe_conv_finish(recipe_plan *plan, int result, strbuf *why);
+
+/* The implicit GEMM's index math on the CPU, step for step as recipes/conv_tc.cu does it
+ * (tested against a direct convolution): the element of x that A(m, k) reads, or -1
+ * where the tap falls into the zero padding (or m, k are out of range); and the index of
+ * y that the accumulator (m, co) is written to. */
+int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k);
+int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co);
+
+/* The plan in words (recipe_describe) and on one line (recipe_summary). */
+void recipe_conv_describe(const recipe_plan *plan, strbuf *out);
+void recipe_conv_summary(const recipe_plan *plan, strbuf *out);
+
+/* Variants (pruned by hw), the template, its CGR_* parameters, the variant in words. */
+int recipe_conv_variants(const recipe_plan *plan, const recipe_hw *hw, recipe_params *out, int max);
+const char *recipe_conv_template(const recipe_plan *plan, const recipe_params *k);
+void recipe_conv_emit_params(const recipe_plan *plan, const recipe_params *k, strbuf *sb);
+void recipe_conv_params_format(const recipe_params *k, strbuf *out);
+
+/* recipe_gen.c: the expression DAG below root as a device function fn(params). */
+void recipe_emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, strbuf *sb);
+
+#endif

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# cutegen recipe, GEMM family: generated tensor-core GEMM kernels run on the host. Each
+# small GEMM of tests/data/recipe/emu/ (odd sizes, every operand layout, batches, an N-D
+# operand folded into M, split-K, triu, epilogue inputs of every kind) is generated, its
+# kernel (recipes/gemm_tc.cu with the generated parameters) compiled with the host C++
+# compiler into tests/cli/recipe_gemm_emu.cpp, which runs the kernel's tile order,
+# copies, predicates, pipeline bookkeeping, fragment partitions, 3xTF32 split, split-K and
+# epilogue on random inputs and compares every output with a direct evaluation in double
+# at the fp32 tolerance. By default variant 0 of each fixture, variant 1 of three, one
+# TF32 variant and four tiles the small fixtures' lists do not reach;
+# CUTEGEN_RECIPE_VARIANTS=all runs every variant as well. Needs a C++17 compiler,
+# the CUDA headers and CUTLASS; skips, saying so, without them.
+. "$(dirname "$0")/lib.sh"
+
+cxx=$(command -v "${CXX:-c++}" || command -v g++ || command -v clang++)
+[ -n "$cxx" ] || skip "no C++ compiler (c++, g++, clang++)"
+nvcc=$(command -v nvcc || ls "${CUDA_HOME:-/nonexistent}/bin/nvcc" /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
+cuda_inc=
+for d in "${CUDA_HOME:-/nonexistent}/include" "$(dirname "$(dirname "${nvcc:-/x/y}")")/include" /usr/local/cuda/include; do
+  [ -f "$d/cuda_fp16.h" ] && { cuda_inc=$d; break; }
+done
+[ -n "$cuda_inc" ] || skip "CUDA headers not found (CUDA_HOME, nvcc, /usr/local/cuda)"
+cutlass=
+if [ -n "${CUTLASS_DIR:-}" ] && [ -d "$CUTLASS_DIR/include/cute" ]; then
+  cutlass=$CUTLASS_DIR/include
+else
+  pkg=$(python3 -c "import importlib.util as u; s=u.find_spec('cutlass_library'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null)
+  [ -n "$pkg" ] && [ -d "$pkg/source/include/cute" ] && cutlass=$pkg/source/include
+fi
+[ -n "$cutlass" ] || skip "CUTLASS headers not found (\$CUTLASS_DIR or the nvidia-cutlass python package)"
+incs=(-I "$SRC/include" -I "$cutlass" -I "$cuda_inc")
+[ -d "$cuda_inc/cccl" ] && incs+=(-I "$cuda_inc/cccl")
+
+mkdir -p "$TMP/gen" "$TMP/bin" "$TMP/log"
+jobs="$TMP/jobs"
+: >"$jobs"
+for spec in "$SRC"/tests/data/recipe/emu/*.json; do
+  name=$(basename "$spec" .json)
+  tests=$((tests + 1))
+  if ! "$CUTEGEN" recipe --spec "$spec" --list >"$TMP/plan" 2>&1; then
+    echo "FAIL: recipe --list $name"; cat "$TMP/plan"; failures=$((failures + 1)); continue
+  fi
+  if [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = all ]; then
+    picks=$(sed -n 's/^variant \([0-9]*\):.*/\1/p' "$TMP/plan")
+  else
+    picks=0
+    case $name in nn_odd|tt_odd|linear_epi) picks="0 1";; esac
+    [ "$name" = nn_aligned ] && picks="0 $(sed -n 's/^variant \([0-9]*\): gemm tf32.*/\1/p' "$TMP/plan" | head -1)"
+  fi
+  for k in $picks; do
+    out="$TMP/gen/$name.v$k.cu"
+    if ! "$CUTEGEN" recipe --spec "$spec" --variant "$k" --out "$out" >/dev/null 2>"$TMP/err"; then
+      echo "FAIL: generate $name variant $k"; cat "$TMP/err"; failures=$((failures + 1)); continue
+    fi
+    echo "$name.v$k $(grep -m1 "^variant $k:" "$TMP/plan" | cut -d: -f2- | cut -d'[' -f1)" >>"$jobs"
+  done
+  echo "ok: $name generated"
+done
+# tiles the small fixtures' variant lists do not reach (the warp layouts differ):
+# variant 0 with the tile rewritten
+retile() {
+  local name=$1 bm=$2 bn=$3 bk=$4 wm=$5 wn=$6 st=$7
+  local out="$TMP/gen/$name.t${bm}x${bn}x${bk}w${wm}x${wn}.cu"
+  sed -e "s/^#define CGR_BM .*/#define CGR_BM $bm/" -e "s/^#define CGR_BN .*/#define CGR_BN $bn/" \
+      -e "s/^#define CGR_BK .*/#define CGR_BK $bk/" -e "s/^#define CGR_WM .*/#define CGR_WM $wm/" \
+      -e "s/^#define CGR_WN .*/#define CGR_WN $wn/" -e "s/^#define CGR_STAGES .*/#define CGR_STAGES $st/" \
+      -e "s/^#define CGR_SPLITK .*/#define CGR_SPLITK 1/" "$TMP/gen/$name.v0.cu" >"$out"
+  echo "$(basename "$out" .cu) tile=${bm}x${bn}x${bk} warps=${wm}x${wn} stages=$st" >>"$jobs"
+}
+retile nt_bmm 256 128 32 4 2 3
+retile tn_vec 128 128 32 2 2 3
+retile tn_vec 128 256 32 2 4 3
+retile tt_odd 64 128 32 2 2 4
+
+cat >"$TMP/run.sh" <<EOS
+#!/usr/bin/env bash
+name=\$1; shift
+if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/\$name.cu\"" ${incs[*]} \\
+     "$SRC/tests/cli/recipe_gemm_emu.cpp" -o "$TMP/bin/\$name" >"$TMP/log/\$name.log" 2>&1; then
+  echo "FAIL: compile \$name (\$*)"; grep -m 8 error "$TMP/log/\$name.log" | sed 's/^/  /'; exit 0
+fi
+if "$TMP/bin/\$name" >>"$TMP/log/\$name.log" 2>&1; then
+  echo "ok: \$name (\$*): \$(grep '^emu:' "$TMP/log/\$name.log" | tail -1)"
+else
+  echo "FAIL: \$name (\$*):"; tail -n 12 "$TMP/log/\$name.log" | sed 's/^/  /'
+fi
+rm -f "$TMP/bin/\$name"
+EOS
+echo "emulating $(wc -l <"$jobs") kernels, 2 at a time"
+start=$(date +%s)
+xargs -P 2 -L 1 bash "$TMP/run.sh" <"$jobs" >"$TMP/results"
+cat "$TMP/results"
+echo "emulated in $(( $(date +%s) - start )) s"
+n_ok=$(grep -c '^ok' "$TMP/results")
+n_fail=$(grep -c '^FAIL' "$TMP/results")
+tests=$((tests + n_ok + n_fail))
+failures=$((failures + n_fail))
+finish
