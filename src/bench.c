@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lane.h"
+#include "report.h"
 #include "util.h"
 
 void bench_opts_init(bench_opts *o)
@@ -163,7 +164,10 @@ int bench_select(const bench_opts *o, bench_problem **out, strbuf *err)
             bench_problems_free(v, n);
             return -1;
         }
-        push_problem(&v, &n, &cap, o->tasks[i], 0, 0);
+        /* A file in a KernelBench-shaped tree keeps its level and number (sorting, slug). */
+        const char *base = strrchr(o->tasks[i], '/');
+        int level = report_level_of(o->tasks[i]);
+        push_problem(&v, &n, &cap, o->tasks[i], level, level ? atoi(base ? base + 1 : o->tasks[i]) : 0);
     }
     qsort(v, (size_t)n, sizeof *v, by_level_number);
     int kept = 0;

@@ -102,6 +102,22 @@ static void test_select_sorted_and_filtered(void **state)
     assert_int_equal(n, 3); /* l1-1, l1-2, l2-1 */
     bench_problems_free(v, n);
 
+    /* Files given one by one keep the level and number of a KernelBench-shaped path. */
+    char *t1 = xasprintf("%s/level2/30_Late.py", tree), *t2 = xasprintf("%s/level1/2_Two.py", tree);
+    const char *tasks[] = { t1, t2 };
+    bench_opts one;
+    bench_opts_init(&one);
+    one.tasks = tasks;
+    one.n_tasks = 2;
+    n = bench_select(&one, &v, &err);
+    assert_int_equal(n, 2);
+    assert_string_equal(v[0].slug, "l1-2_Two");
+    assert_int_equal(v[1].level, 2);
+    assert_int_equal(v[1].number, 30);
+    bench_problems_free(v, n);
+    free(t1);
+    free(t2);
+
     o.problems = NULL;
     o.levels = "1,2";
     o.shards = 2;
