@@ -52,7 +52,8 @@ for spec in "$SRC"/tests/data/recipe/emu/*.json; do
     if ! "$CUTEGEN" recipe --spec "$spec" --variant "$k" --out "$out" >/dev/null 2>"$TMP/err"; then
       echo "FAIL: generate $name variant $k"; cat "$TMP/err"; failures=$((failures + 1)); continue
     fi
-    echo "$name.v$k $(grep -m1 "^variant $k:" "$TMP/plan" | cut -d: -f2- | cut -d'[' -f1)" >>"$jobs"
+    # (no trailing blank: xargs -L would join the next line)
+    echo "$name.v$k $(grep -m1 "^variant $k:" "$TMP/plan" | cut -d: -f2- | cut -d'[' -f1 | sed 's/ *$//')" >>"$jobs"
   done
   echo "ok: $name generated"
 done
