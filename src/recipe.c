@@ -774,7 +774,7 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
 
 /* ================================================================== spec */
 
-static int read_tensor(const json_t *t, recipe_tensor *out, strbuf *why)
+int recipe_read_tensor(const json_t *t, recipe_tensor *out, strbuf *why)
 {
     memset(out, 0, sizeof *out);
     const char *name = json_string_value(json_object_get(t, "name"));
@@ -1025,11 +1025,11 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     }
     p->n_inputs = (int)json_array_size(ins);
     for (int i = 0; i < p->n_inputs; i++) {
-        int rc = read_tensor(json_array_get(ins, (size_t)i), &p->inputs[i], why);
+        int rc = recipe_read_tensor(json_array_get(ins, (size_t)i), &p->inputs[i], why);
         if (rc)
             return rc;
     }
-    int rc = read_tensor(json_array_get(outs, 0), &p->output, why);
+    int rc = recipe_read_tensor(json_array_get(outs, 0), &p->output, why);
     if (rc)
         return rc;
     if (!is_float_dtype(p->output.dtype) && strcmp(p->output.dtype, "int64")) {

@@ -200,6 +200,11 @@ int recipe_recognise(const json_t *spec, recipe_plan *plan, strbuf *why);
 /* The same from a file. */
 int recipe_recognise_file(const char *path, recipe_plan *plan, strbuf *why);
 
+/* One tensor of a task spec ({"name","dtype","shape","stride"}) into out: 0, 1 when not
+ * covered (too many dims; why says so), -1 when malformed (why says how). Shared by the
+ * family recognisers. */
+int recipe_read_tensor(const json_t *t, recipe_tensor *out, strbuf *why);
+
 /* The plan in words and as an expression, for people (cutegen recipe prints it). */
 void recipe_describe(const recipe_plan *p, strbuf *out);
 /* The plan on one line, for progress messages: "pointwise (x * sigmoid(x)) -> float32

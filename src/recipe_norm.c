@@ -1213,33 +1213,6 @@ static unsigned slots_read(const recipe_plan *p, int n, int n_inputs)
     return m | slots_read(p, x->a, n_inputs) | slots_read(p, x->b, n_inputs);
 }
 
-static int read_spec_tensor(const json_t *t, recipe_tensor *out, strbuf *why)
-{
-    memset(out, 0, sizeof *out);
-    const char *name = json_string_value(json_object_get(t, "name"));
-    const char *dtype = json_string_value(json_object_get(t, "dtype"));
-    const json_t *shape = json_object_get(t, "shape"), *stride = json_object_get(t, "stride");
-    if (!name || !dtype || !json_is_array(shape)) {
-        strbuf_adds(why, "malformed task spec: a tensor without name, dtype or shape");
-        return -1;
-    }
-    if (json_array_size(shape) > RECIPE_MAX_DIMS) {
-        strbuf_addf(why, "not covered: tensor '%s' has more than %d dims", name, RECIPE_MAX_DIMS);
-        return 1;
-    }
-    snprintf(out->name, sizeof out->name, "%s", name);
-    snprintf(out->dtype, sizeof out->dtype, "%s", dtype);
-    out->ndim = (int)json_array_size(shape);
-    int64_t expect = 1;
-    for (int d = out->ndim - 1; d >= 0; d--) {
-        out->shape[d] = json_integer_value(json_array_get(shape, (size_t)d));
-        const json_t *s = json_is_array(stride) ? json_array_get(stride, (size_t)d) : NULL;
-        out->stride[d] = s ? json_integer_value(s) : expect;
-        expect *= out->shape[d];
-    }
-    return 0;
-}
-
 static int elem_size(const char *dtype)
 {
     return (!strcmp(dtype, "float16") || !strcmp(dtype, "bfloat16")) ? 2 : 4;
@@ -1367,9 +1340,9 @@ int recipe_norm_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
         p->norm = nm;
         p->n_inputs = (int)json_array_size(ins);
         for (int i = 0; i < p->n_inputs && rc == 0; i++)
-            rc = read_spec_tensor(json_array_get(ins, (size_t)i), &p->inputs[i], why);
+            rc = recipe_read_tensor(json_array_get(ins, (size_t)i), &p->inputs[i], why);
         if (rc == 0)
-            rc = read_spec_tensor(o, &p->output, why);
+            rc = recipe_read_tensor(o, &p->output, why);
     }
     enum recipe_in_kind kinds[RECIPE_MAX_INPUTS] = { RK_UNUSED };
     if (rc == 0) {
