@@ -34,6 +34,7 @@
 // line; the defaults make this file compile on its own (a 3x3 Conv2d, padding 1).
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
+#include <cstring>
 #include <type_traits>
 #include "ops.cuh"  // recipe:inline
 
@@ -156,31 +157,7 @@ __device__ __forceinline__ void cp_async4(float *dst, const float *src, bool val
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes));
 }
 
-// x rounded to the nearest TF32 value (ties away from zero), low 13 bits zero.
-__device__ __forceinline__ uint32_t tf32_rna(float x)
-{
-    uint32_t r;
-    asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-    return r;
-}
-
-// In place: big = x with its low 13 mantissa bits cleared (exact in TF32); small =
-// tf32(x - big) (x - big is exact). With CGR_PREC 1: big = tf32_rna(x), small untouched.
-template <class TBig, class TSmall>
-__device__ __forceinline__ void split_tf32(TBig &&big, TSmall &&small)
-{
-    CUTE_UNROLL
-    for (int i = 0; i < size(big); ++i) {
-        const uint32_t x = big(i).raw();
-        if constexpr (CGR_PREC == 0) {
-            const uint32_t hi = x & 0xffffe000u;
-            small(i) = tfloat32_t::bitcast(tf32_rna(__uint_as_float(x) - __uint_as_float(hi)));
-            big(i) = tfloat32_t::bitcast(hi);
-        } else {
-            big(i) = tfloat32_t::bitcast(tf32_rna(__uint_as_float(x)));
-        }
-    }
-}
+#include "tf32_mma.cuh"  // recipe:inline
 
 // ---------------------------------------------------------------- epilogue inputs
 
@@ -309,6 +286,8 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     Tensor tCcC = thr_mma.partition_C(gcC);                                             // (MMA,MMA_M,MMA_N)
     Tensor acc = partition_fragment_C(mma, Shape<Int<kBM>, Int<kBN>>{});                // (MMA,MMA_M,MMA_N)
     clear(acc);
+    auto acc_tile = make_fragment_like(acc);  // CGR_PROMOTE 2: this k-tile's products
+    clear(acc_tile);
 
     constexpr int k_tiles = (kK + kBK - 1) / kBK;
     int k_tile = 0;
@@ -369,12 +348,9 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
             }
             split_tf32(tCrA(_, _, k_block), tCrA_s);
             split_tf32(tCrB(_, _, k_block), tCrB_s);
-            if constexpr (CGR_PREC == 0) {
-                // the small products first, then the big one
-                gemm(mma, tCrA_s, tCrB(_, _, k_block), acc);
-                gemm(mma, tCrA(_, _, k_block), tCrB_s, acc);
-            }
-            gemm(mma, tCrA(_, _, k_block), tCrB(_, _, k_block), acc);
+            mma_k_block(mma, tCrA(_, _, k_block), tCrA_s, tCrB(_, _, k_block), tCrB_s, mma_target(acc, acc_tile));
+            if (k_block == K_BLOCK_MAX - 1)
+                promote_tile(acc, acc_tile);
         });
     }
     cp_async_wait<0>();

@@ -9,8 +9,9 @@
 //   sum) pair (online softmax: one pass for the statistics), then writes
 //   exp(x - max) / sum; with CACHE > 0 each thread keeps its first CACHE vectors in
 //   registers, so a row that fits is read from memory once.
-// - INNER > 1 (a middle or first dim): one thread per output column, threads along
-//   INNER (coalesced), each looping over R with its own accumulator.
+// - INNER > 1 (a middle or first dim): threads along INNER (coalesced), ROW_THREADS of
+//   them per output column splitting R (interleaved rows), each with its own
+//   accumulators, combined through shared memory.
 // SPLIT > 1 splits each row over SPLIT CTAs (long rows, few rows): partial accumulators
 // go to the workspace and a second small kernel combines them (softmax: the second kernel
 // re-reads its chunk and writes it).
@@ -69,6 +70,12 @@ static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA");
 static_assert(CGR_INNER != 1 || (CGR_ROW_THREADS % 32 == 0 && kThreads % CGR_ROW_THREADS == 0),
               "threads per row: a multiple of 32 dividing the CTA");
 static_assert(!kSoftmax || kInner == 1 || kSplit == 1, "softmax over a middle dim: no split");
+// INNER > 1: threads of a CTA along R for each column (ROW_THREADS there), kColW columns a CTA
+constexpr int kColR = CGR_INNER == 1 ? 1 : CGR_ROW_THREADS;
+constexpr int kColW = kThreads / kColR;
+static_assert(kColR >= 1 && kThreads % kColR == 0 && kColW % 32 == 0,
+              "columns: ROW_THREADS threads along R, a multiple of 32 columns a CTA");
+static_assert(!kSoftmax || kColR == 1, "softmax over a middle dim: one thread a column");
 
 using cgr::CGR_UNUSED; using cgr::CGR_FULL; using cgr::CGR_SCALAR; using cgr::CGR_BCAST;
 template <int I> struct In;
@@ -393,11 +400,17 @@ __global__ void __launch_bounds__(kThreads) softmax_rows_apply(const Args a)
 
 // ------------------------------------------------------------------ INNER > 1: columns
 
-// grid = (ceil(INNER / THREADS), min(OUTER, 65535), SPLIT); a thread per column.
+// grid = (ceil(INNER / kColW), min(OUTER, 65535), SPLIT); a CTA holds kColW columns x
+// kColR threads along R. Thread (tx, ty) takes rows r0 + ty, r0 + ty + kColR, ... of
+// column tx: the kColR warps of a column group read neighbouring rows at once (one DRAM
+// stretch), and R split over them gives the SMs more, shorter work (a (128, 4096, 4095)
+// sum has 524k columns: two waves of long threads with kColR = 1).
 __global__ void __launch_bounds__(kThreads) reduce_cols(const Args a)
 {
-    const int64_t col = int64_t(blockIdx.x) * kThreads + threadIdx.x;
-    if (col >= kInner)
+    const int tx = int(threadIdx.x) % kColW, ty = int(threadIdx.x) / kColW;
+    const int64_t col = int64_t(blockIdx.x) * kColW + tx;
+    const bool live = col < kInner;
+    if (kColR == 1 && !live)
         return;
     const int64_t chunk = (kR + kSplit - 1) / kSplit;
     const int64_t r0 = int64_t(blockIdx.z) * chunk, r1 = r0 + chunk < kR ? r0 + chunk : kR;
@@ -412,18 +425,32 @@ __global__ void __launch_bounds__(kThreads) reduce_cols(const Args a)
         Acc acc[kAcc];
         CUTE_UNROLL
         for (int q = 0; q < kAcc; ++q) acc[q] = acc_init();
-        int64_t r = r0;
-        for (; r + kAcc <= r1; r += kAcc) {
-            float v[kAcc];
+        if (live) {
+            int64_t r = r0 + ty;
+            for (; r + int64_t(kAcc - 1) * kColR < r1; r += int64_t(kAcc) * kColR) {
+                float v[kAcc];
+                CUTE_UNROLL
+                for (int q = 0; q < kAcc; ++q) v[q] = load_val(a, base + (r + q * kColR) * kInner);
+                CUTE_UNROLL
+                for (int q = 0; q < kAcc; ++q) acc_add(acc[q], v[q], r + q * kColR);
+            }
+            for (; r < r1; r += kColR)
+                acc_add(acc[0], load_val(a, base + r * kInner), r);
             CUTE_UNROLL
-            for (int q = 0; q < kAcc; ++q) v[q] = load_val(a, base + (r + q) * kInner);
-            CUTE_UNROLL
-            for (int q = 0; q < kAcc; ++q) acc_add(acc[q], v[q], r + q);
+            for (int q = 1; q < kAcc; ++q) acc[0] = acc_combine(acc[0], acc[q]);
         }
-        for (; r < r1; ++r)
-            acc_add(acc[0], load_val(a, base + r * kInner), r);
-        CUTE_UNROLL
-        for (int q = 1; q < kAcc; ++q) acc[0] = acc_combine(acc[0], acc[q]);
+        if constexpr (kColR > 1) {
+            // the column's kColR partials, combined in ty order by its ty == 0 thread
+            __shared__ Acc part[kThreads];
+            part[threadIdx.x] = acc[0];
+            __syncthreads();
+            if (ty == 0)
+                for (int j = 1; j < kColR; ++j)
+                    acc[0] = acc_combine(acc[0], part[j * kColW + tx]);
+            __syncthreads();  // part is written again for the next o
+            if (ty != 0 || !live)
+                continue;
+        }
         if constexpr (kSplit > 1) {
             static_cast<Acc *>(a.ws)[(o * kSplit + blockIdx.z) * kInner + col] = acc[0];
         } else if constexpr (kSoftmax) {
@@ -515,13 +542,13 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
             }
         }
     } else {
-        const int64_t gx = (kInner + kThreads - 1) / kThreads;
+        const int64_t gx = (kInner + kColW - 1) / kColW;
         if (gx > 0x7fffffff)
             return CG_UNSUPPORTED;
         const unsigned gy = unsigned(kOuter < 65535 ? kOuter : 65535);
         reduce_cols<<<dim3(unsigned(gx), gy, kSplit), kThreads, 0, stream>>>(a);
         if (kSplit > 1)
-            finish_cols<<<dim3(unsigned(gx), gy), kThreads, 0, stream>>>(a);
+            finish_cols<<<dim3(unsigned((kInner + kThreads - 1) / kThreads), gy), kThreads, 0, stream>>>(a);
     }
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
 }

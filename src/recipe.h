@@ -222,6 +222,13 @@ const char *recipe_red_name(enum recipe_red r);
 /* GEMM precision: fp32 through TF32 tensor cores. */
 enum { RECIPE_GEMM_3XTF32 = 0, RECIPE_GEMM_TF32 = 1 };
 
+/* How the TF32 tensor-core templates (gemm_tc.cu, conv_tc.cu) accumulate a chain of
+ * chain_k products into one fp32 output (recipes/tf32_mma.cuh's CGR_PROMOTE): 0 straight
+ * into the MMA accumulator, whose truncating adds bias the result toward zero by ~2e-8 x
+ * chain_k relative (measured on the H200, docs/perf.md), so only for chains up to 2048;
+ * longer chains sum each k-block (1) or k-tile (2) into a partial added in fp32. */
+int recipe_tf32_promote(int64_t chain_k);
+
 /* The tuning parameters of the GEMM templates (recipes/gemm_tc.cu, recipes/gemm_gemv.cu). */
 typedef struct recipe_gemm_params {
     int bm, bn, bk;  /* CTA tile (0: not the tensor-core kernel) */
@@ -248,7 +255,8 @@ typedef struct recipe_conv_params {
 typedef struct recipe_params {
     int threads;     /* threads per CTA */
     int unroll;      /* POINTWISE: 16-byte vectors per thread */
-    int row_threads; /* REDUCE, last dim: threads sharing a row (32 or threads) */
+    int row_threads; /* REDUCE, last dim: threads sharing a row (32 or threads); middle
+                        dim: threads of a column along R (1: one thread a column) */
     int split;       /* REDUCE: CTAs per row (> 1: partials through the workspace) */
     int cache;       /* REDUCE softmax, last dim: 16-byte vectors per thread held in registers */
     int cluster;     /* REDUCE softmax, last dim, sm_90: CTAs of a thread-block cluster per

@@ -510,6 +510,9 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         strbuf_addf(sb, "#define CGR_BM %d\n#define CGR_BN %d\n#define CGR_BK 32\n#define CGR_WM %d\n"
                     "#define CGR_WN %d\n#define CGR_STAGES %d\n#define CGR_MINB %d\n#define CGR_PREC %d\n",
                 v->bm, v->bn, v->wm, v->wn, v->stages, v->min_blocks, v->prec);
+    if (!v->dw_threads)
+        strbuf_addf(sb, "#define CGR_PROMOTE %d\n",
+                    recipe_tf32_promote(c->gk));
     strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);
     for (int i = 0; i < p->n_inputs; i++)
         strbuf_addf(sb, " \\\n    X(%d, %s)", i, kinds[c->kind[i]]);

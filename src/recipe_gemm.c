@@ -980,6 +980,16 @@ static int64_t cdiv(int64_t a, int64_t b)
     return (a + b - 1) / b;
 }
 
+/* Longest chain of products one MMA accumulator may take with truncating adds: the bias
+ * then stays under ~4e-5 relative, well inside the 1e-4 fp32 tolerance. */
+#define TF32_CHAIN_MAX 2048
+#define TF32_PROMOTE_LONG 1
+
+int recipe_tf32_promote(int64_t chain_k)
+{
+    return chain_k <= TF32_CHAIN_MAX ? 0 : TF32_PROMOTE_LONG;
+}
+
 /* Registers a thread of the tensor-core kernel needs, fitted to ptxas on sm_90a (3xTF32,
  * docs/recipes.md): the accumulators, 2.5 k-blocks of fragments (two raw, the small
  * parts), ~56 for addresses and the pipeline. 64 x 64 warp tiles come to ~255 (ptxas
@@ -1184,6 +1194,8 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                         "#define CGR_SPLITK %d\n#define CGR_GROUP %d\n#define CGR_PREC %d\n",
                     t->bm, t->bn, t->bk, t->wm, t->wn, t->stages, t->min_blocks > 0 ? t->min_blocks : 1,
                     t->split_k > 0 ? t->split_k : 1, t->group > 0 ? t->group : 8, t->prec);
+        int64_t split = t->split_k > 0 ? t->split_k : 1;
+        strbuf_addf(sb, "#define CGR_PROMOTE %d\n", recipe_tf32_promote((g->k + split - 1) / split));
     }
     strbuf_addf(sb, "#define CGR_TRI %d\n#define CGR_TRI_DIAG %lld\n", g->tri, (long long)g->tri_diag);
     int rr = 0;

@@ -534,7 +534,14 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
         }
         return n;
     }
-    /* columns */
+    /* columns: first R shared by several threads of a column (interleaved rows, combined
+     * in shared memory): more and shorter threads, neighbouring rows read together. On
+     * the H200 (docs/perf.md, 2026-12-02) a (128, 4096, 4095) sum over dim 1 took 2.00 ms
+     * at (512 threads, 8 along R) and 2.39 ms at one thread a column (eager: 2.07 ms). */
+    static const int col_r[][2] = { { 512, 8 }, { 256, 4 }, { 256, 8 }, { 256, 2 } };
+    for (size_t c = 0; c < sizeof col_r / sizeof col_r[0] && !soft; c++)
+        if (p->r >= 8 * col_r[c][1] && col_r[c][0] <= hw->max_threads_per_sm)
+            n = push(out, n, max, (recipe_params){ .threads = col_r[c][0], .row_threads = col_r[c][1], .split = 1 });
     int64_t cols = p->outer * p->inner;
     static const int threads[] = { 256, 128, 512 };
     for (size_t c = 0; c < sizeof threads / sizeof threads[0]; c++) {

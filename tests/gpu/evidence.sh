@@ -3,7 +3,7 @@
 # parallel prebuild of every kernel, the GPU test suite (tests/gpu/run.sh), profiler
 # digests of an elementwise kernel, a GEMM and a reduction, and the build-speed bench.
 # Everything lands in $OUT/evidence.tar.gz; short tables go to stdout.
-#   tests/gpu/evidence.sh [suite|good|adversarial|examples] [specs] [agent] [profile] [recipes] [bench] [buildspeed]
+#   tests/gpu/evidence.sh [suite|good|adversarial|examples] [specs] [agent] [profile] [recipes] [bench] [lab] [kbeval] [buildspeed]
 #   (default: suite profile; suite is all three of good, adversarial, examples)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -145,6 +145,35 @@ print("CPUs busy over the sweep: %.0f%% of %d cores" % (100.0 * (sum(d) - idle) 
       --problems "$KB" --exported "$OUT/exported" --limit "${KB_EVAL_LIMIT:-4}" --out "$OUT/kb_eval.json" 2>&1 |
       grep -v Warning | tail -12
   fi ;;
+esac
+
+# Lab: prebuilt variants (bench/lab_build.sh, here or elsewhere) timed against PyTorch in
+# one process a problem (bench/variant_lab.py). LAB (default .deps/lab) holds a folder a
+# problem, each with a file `task` naming the problem (level1/19) and the .so files.
+# The load_inline builds of the kbeval section are CPU work: with KB_PREBUILD=1 they run
+# in the background from here on, beside the GPU sections that follow.
+case " $sections " in *" kbeval "*)
+  [ "${KB_PREBUILD:-0}" = 1 ] && python3 tests/gpu/kb_eval.py --kernelbench-src .deps/KernelBench/src \
+    --problems "$KB" --exported "${KB_EXPORTED:-.deps/exported}" --jobs "$(nproc)" \
+    --limit "${KB_EVAL_LIMIT:-0}" --prebuild-only >"$OUT/kb_prebuild.txt" 2>&1 & ;;
+esac
+
+case " $sections " in *" lab "*)
+  for d in "${LAB:-.deps/lab}"/*/; do
+    [ -f "$d/task" ] || continue
+    t=$(cat "$d/task"); task=$(ls "$KB/${t%%/*}/${t##*/}_"*.py 2>/dev/null | head -1)
+    [ -n "$task" ] || { echo "lab: no problem $t under $KB"; continue; }
+    timeout ${LAB_TIMEOUT:-120} python3 bench/variant_lab.py --task "$task" ${LAB_ARGS:-} "$d"/*.so 2>&1 |
+      grep -v Warning | tee -a "$OUT/lab.txt"
+  done ;;
+esac
+
+# KernelBench's own eval of exported ModelNew files (KB_EXPORTED, default .deps/exported).
+case " $sections " in *" kbeval "*)
+  wait  # a prebuild started before the lab (KB_PREBUILD=1)
+  timeout ${KB_EVAL_TIMEOUT:-300} python3 tests/gpu/kb_eval.py --kernelbench-src .deps/KernelBench/src \
+    --problems "$KB" --exported "${KB_EXPORTED:-.deps/exported}" --jobs "$(nproc)" \
+    --limit "${KB_EVAL_LIMIT:-0}" --out "$OUT/kb_eval.json" 2>&1 | grep -v Warning | tail -40 ;;
 esac
 
 case " $sections " in *" buildspeed "*)

@@ -62,6 +62,26 @@ def build_dir_of(e):
     return os.path.join("/tmp/kb_eval_build", e["problem"][:-3])
 
 
+def prebuild_one(path, build_dir):
+    """Builds one exported ModelNew's extension where KernelBench's eval will look for it
+    (TORCH_EXTENSIONS_DIR = its build_dir; the name and sources are the same, so the eval
+    finds it built). An exported file builds in ModelNew's constructor through _cg_build();
+    executing the file and calling that does the build without a model or a GPU tensor.
+    Returns (ok, seconds, error)."""
+    t0 = time.time()
+    os.environ["TORCH_EXTENSIONS_DIR"] = build_dir
+    try:
+        ns = {"__name__": "cutegen_exported"}
+        exec(compile(open(path).read(), path, "exec"), ns)
+        build = ns.get("_cg_build")
+        if build is None:
+            return False, time.time() - t0, "no _cg_build() in %s (not a cutegen export?)" % path
+        build()
+        return True, time.time() - t0, ""
+    except Exception as e:  # noqa: BLE001 - reported per file
+        return False, time.time() - t0, "%s: %s" % (type(e).__name__, str(e)[:300])
+
+
 def find_problem(problems, name):
     hits = glob.glob(os.path.join(problems, "level*", name))
     return hits[0] if hits else None
@@ -77,6 +97,8 @@ def main():
     ap.add_argument("--limit", type=int, default=0, help="judge at most this many kernels")
     ap.add_argument("--jobs", type=int, default=8, help="load_inline builds at once, before judging")
     ap.add_argument("--out", help="write the rows as JSON here")
+    ap.add_argument("--prebuild-only", action="store_true",
+                    help="only build the extensions (CPU work; a later run finds them built)")
     a = ap.parse_args()
     sys.path.insert(0, os.path.abspath(a.kernelbench_src))
     stub_missing_modules()
@@ -90,10 +112,15 @@ def main():
     t0 = time.time()
     import concurrent.futures
     with concurrent.futures.ProcessPoolExecutor(a.jobs) as pool:
-        futs = [pool.submit(kb_eval.build_compile_cache, open(os.path.join(a.exported, e["file"])).read(),
-                            False, build_dir_of(e)) for e in index]
-        built = [f.result()[0] for f in futs]
+        futs = [pool.submit(prebuild_one, os.path.join(a.exported, e["file"]), build_dir_of(e)) for e in index]
+        results = [f.result() for f in futs]
+    built = [ok for ok, _s, _e in results]
+    for e, (ok, secs, err) in zip(index, results):
+        if not ok:
+            print("prebuild of %s failed after %.0f s: %s" % (e["file"], secs, err))
     print("prebuilt %d of %d ModelNew extensions in %.0f s" % (sum(built), len(built), time.time() - t0))
+    if a.prebuild_only:
+        return
     rows = []
     print("%-44s %-8s %10s %10s %8s %8s %7s" % ("problem", "correct", "kb us", "ref us",
                                               "kb x", "cutegen x", "ratio"))
