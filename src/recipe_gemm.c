@@ -1105,6 +1105,10 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         double waves = (double)cdiv(ctas, slots);
         int wtm = t.bm / t.wm, wtn = t.bn / t.wn;
         double reuse = wtm * wtn >= 64 * 64 ? 1.0 : wtm * wtn >= 64 * 32 ? 0.9 : 0.75;
+        /* promoted chains need registers for the partials: 64 x 64 warp tiles then spill
+         * (H200, 1_Square: 128x256 2.42 ms against 128x128 with 64 x 32 warps 2.24 ms) */
+        if (wtm * wtn >= 64 * 64 && recipe_tf32_promote(cdiv(g->k, t.split_k)) != 0)
+            reuse = 0.8;
         double work = (double)t.bm * t.bn * (double)cdiv(k_tiles, t.split_k) * t.bk;
         s[ns].t = t;
         s[ns].cost = waves * per_sm * work / reuse;
