@@ -292,7 +292,7 @@ template <int L> __device__ __forceinline__ void group_combine(Acc (&acc)[kNs], 
 template <bool Stream> __device__ __forceinline__ uint4 load16(const void *p)
 {
     if constexpr (Stream)
-        return __ldcs(reinterpret_cast<const uint4 *>(p));
+        return cgr::ld(reinterpret_cast<const uint4 *>(p));
     else
         return *reinterpret_cast<const uint4 *>(p);
 }
@@ -440,7 +440,7 @@ __device__ __forceinline__ void write_vec(const Args &a, int64_t o, int64_t w, c
             element_x(j, raw, sval, bv, slots, x);
             res[j] = cgr::from_f<T>(cgr_epi(x));
         }
-        __stcs(reinterpret_cast<uint4 *>(y), *reinterpret_cast<const uint4 *>(res));
+        cgr::st(reinterpret_cast<uint4 *>(y), *reinterpret_cast<const uint4 *>(res));
     } else {
         load_bcast<false>(a, o, r0, 0, jlo, jhi, bv);
         CUTE_UNROLL
@@ -620,7 +620,7 @@ template <bool Stream> __device__ __forceinline__ void load_elem(const Args &a, 
         if constexpr (In<I>::kind == CGR_FULL) {
             const T *p = static_cast<const T *>(a.in[I]) + e;
             if constexpr (Stream)
-                raw[f] = __ldcs(p);
+                raw[f] = cgr::ld(p);
             else
                 raw[f] = *p;
         }
@@ -721,7 +721,7 @@ __global__ void __launch_bounds__(kThreads) cols_kernel(const Args a)
             for (int r = 0; r < kVecs; ++r) {
                 float x[kNx];
                 col_x(a, o, r, n, cache[r], sval, slots, x);
-                __stcs(a.out + base + int64_t(r) * kI, cgr::from_f<T>(cgr_epi(x)));
+                cgr::st(a.out + base + int64_t(r) * kI, cgr::from_f<T>(cgr_epi(x)));
             }
         } else {
             for (int64_t r = 0; r < kR; ++r) {
@@ -729,7 +729,7 @@ __global__ void __launch_bounds__(kThreads) cols_kernel(const Args a)
                 load_elem<true>(a, base + r * kI, raw);
                 float x[kNx];
                 col_x(a, o, r, n, raw, sval, slots, x);
-                __stcs(a.out + base + r * kI, cgr::from_f<T>(cgr_epi(x)));
+                cgr::st(a.out + base + r * kI, cgr::from_f<T>(cgr_epi(x)));
             }
         }
     }
@@ -879,7 +879,7 @@ __global__ void __launch_bounds__(kThreads) apply_cols(const Args a)
         load_elem<true>(a, e, raw);
         float x[kNx];
         col_x(a, o, r, n, raw, sval, slots, x);
-        __stcs(a.out + e, cgr::from_f<T>(cgr_epi(x)));
+        cgr::st(a.out + e, cgr::from_f<T>(cgr_epi(x)));
     }
 }
 

@@ -11,6 +11,12 @@
 
 namespace cgr {
 
+// Global loads and stores of the norm and softmax-cluster templates: plain. On the H200
+// the streaming hints (__ldcs/__stcs) they had were 2-6% slower on BatchNorm, RMSNorm,
+// L1 norm and softmax (docs/perf.md, 2026-12-02).
+template <class T> __device__ __forceinline__ T ld(const T *p) { return *p; }
+template <class T> __device__ __forceinline__ void st(T *p, T v) { *p = v; }
+
 __device__ __forceinline__ float relu(float v) { return v < 0.f ? 0.f : v; }
 __device__ __forceinline__ float sigmoid(float v) { return 1.f / (1.f + expf(-v)); }
 __device__ __forceinline__ float silu(float v) { return v / (1.f + expf(-v)); }

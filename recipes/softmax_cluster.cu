@@ -94,7 +94,7 @@ __device__ __forceinline__ void load_vec(const Args &a, int64_t idx, float (&v)[
         using E = typename In<I>::type;
         const E *p = static_cast<const E *>(a.in[I]);
         if constexpr (In<I>::kind == CGR_FULL)
-            *reinterpret_cast<uint4 *>(raw[I]) = __ldcs(reinterpret_cast<const uint4 *>(p + idx));
+            *reinterpret_cast<uint4 *>(raw[I]) = cgr::ld(reinterpret_cast<const uint4 *>(p + idx));
         else if constexpr (In<I>::kind == CGR_SCALAR)
             sval[I] = cgr::to_f(p[0]);
     });
@@ -210,7 +210,7 @@ softmax_cluster(const Args a)
         CUTE_UNROLL
         for (int e = 0; e < kVec; ++e)
             o[e] = cgr::from_f<OutT>(cgr_epi(kLog ? v[i][e] - f.y : v[i][e] * f.x));
-        __stcs(y + i * kThreads, *reinterpret_cast<const uint4 *>(o));
+        cgr::st(y + i * kThreads, *reinterpret_cast<const uint4 *>(o));
     }
     cute::cluster_wait();
 }

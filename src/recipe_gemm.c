@@ -983,7 +983,10 @@ static int64_t cdiv(int64_t a, int64_t b)
 /* Longest chain of products one MMA accumulator may take with truncating adds: the bias
  * then stays under ~4e-5 relative, well inside the 1e-4 fp32 tolerance. */
 #define TF32_CHAIN_MAX 2048
-#define TF32_PROMOTE_LONG 1
+/* A k-tile's MMAs into a second accumulator, added in fp32 after the tile: on the H200
+ * 2_Standard 2.037 ms against 2.217 ms a k-block at a time, both max rel err 6.8e-6
+ * (docs/perf.md); 64 x 32 warp tiles keep it without spilling (204-223 registers). */
+#define TF32_PROMOTE_LONG 2
 
 int recipe_tf32_promote(int64_t chain_k)
 {
@@ -1106,7 +1109,8 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         int wtm = t.bm / t.wm, wtn = t.bn / t.wn;
         double reuse = wtm * wtn >= 64 * 64 ? 1.0 : wtm * wtn >= 64 * 32 ? 0.9 : 0.75;
         /* promoted chains need registers for the partials: 64 x 64 warp tiles then spill
-         * (H200, 1_Square: 128x256 2.42 ms against 128x128 with 64 x 32 warps 2.24 ms) */
+         * (H200, 1_Square with a second accumulator: 128x256 2.37 ms against 128x128
+         * with 64 x 32 warps 2.06 ms) */
         if (wtm * wtn >= 64 * 64 && recipe_tf32_promote(cdiv(g->k, t.split_k)) != 0)
             reuse = 0.8;
         double work = (double)t.bm * t.bn * (double)cdiv(k_tiles, t.split_k) * t.bk;

@@ -439,10 +439,11 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
         return recipe_pool_variants(p, hw, out, max);
     if (p->family == RECIPE_POINTWISE) {
         /* (threads, 16-byte vectors a thread), best first on the H200 (docs/perf.md,
-         * 2026-12-02: ReLU over 1.6G floats, plain loads and stores): 512 x 2 3.100 ms,
-         * 512 x 4 3.128, 256 x 4 3.165, 128 x 8 3.195 */
-        static const int cand[][2] = { { 512, 2 }, { 512, 4 }, { 256, 4 }, { 128, 8 },
-                                       { 256, 8 }, { 256, 2 } };
+         * 2026-12-02: ReLU over 1.6G floats, plain loads and stores, eager 3.04 ms):
+         * 128 x 1 3.006 ms, 256 x 1 3.029, 128 x 2 3.034, 512 x 1 3.050, 1024 x 2 3.081,
+         * 512 x 2 3.100, 256 x 4 3.165 */
+        static const int cand[][2] = { { 128, 1 }, { 256, 1 }, { 128, 2 }, { 512, 1 },
+                                       { 512, 2 }, { 256, 4 } };
         int n_full = 0;
         for (int i = 0; i < p->n_inputs; i++)
             n_full += p->kind[i] == RK_FULL;
