@@ -1050,6 +1050,32 @@ static int push_params(recipe_params *out, int n, int max, const recipe_gemm_par
 }
 
 /*
+ * The alternative to promoting a long chain: split K until every chain is at most
+ * TF32_CHAIN_MAX, chained (no promotion), on the tile that is cheapest without the
+ * promotion's register cost (64 x 64 warp tiles). On the H200 (docs/perf.md) 2_Standard
+ * ran 1.909 ms this way against 2.037 ms promoted, at a max rel err of 4.7e-5 against
+ * 6.8e-6: offered second, the judge keeps it only where it passes.
+ */
+static int push_split_chain(recipe_params *out, int n, int max, const struct scored *s, int ns,
+                            const recipe_gemm_plan *g, int row_red)
+{
+    if (row_red || g->k <= TF32_CHAIN_MAX)
+        return n;
+    for (int i = 0; i < ns; i++) {
+        recipe_gemm_params t = s[i].t;
+        if (t.split_k != 1 || t.bm / t.wm * (t.bn / t.wn) < 64 * 64)
+            continue;
+        int64_t k_tiles = cdiv(g->k, t.bk);
+        int64_t split = cdiv(k_tiles, TF32_CHAIN_MAX / t.bk);
+        if (split > 32)
+            return n;
+        t.split_k = (int)split;
+        return push_params(out, n, max, &t, 32 * t.wm * t.wn);
+    }
+    return n;
+}
+
+/*
  * Tensor-core kernel: every tile that fits the SM (shared memory, registers by
  * tc_regs, threads) gets a cost, the time of its waves of CTAs: tiles / (SMs x CTAs an
  * SM holds), rounded up, times the work of a CTA, divided by how well the warp tile
@@ -1121,8 +1147,11 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         ns++;
     }
     qsort(s, (size_t)ns, sizeof s[0], by_cost);
-    for (int i = 0; i < ns && i < 5; i++)
+    for (int i = 0; i < ns && i < 5; i++) {
         n = push_params(out, n, max, &s[i].t, 32 * s[i].t.wm * s[i].t.wn);
+        if (i == 0)
+            n = push_split_chain(out, n, max, s, ns, g, p->r);
+    }
     for (int i = 0; i < ns && i < 2; i++) {
         recipe_gemm_params t = s[i].t;
         t.prec = RECIPE_GEMM_TF32;
