@@ -488,10 +488,22 @@ static void test_gemm_variants(void **state)
         assert_true((t->bm + t->bn) * t->bk * 4 * t->stages <= hw.smem_per_block);
         assert_int_equal(t->bm % (16 * t->wm), 0);
         assert_int_equal(t->bn % (16 * t->wn), 0);
-        assert_int_equal(t->split_k, 1);
+        if (t->split_k != 1) {
+            /* the one split variant: long chains cut to <= 2048, chained, in 3xTF32 */
+            assert_int_equal(i, 1);
+            assert_int_equal(t->prec, RECIPE_GEMM_3XTF32);
+            assert_true((p.gemm.k + t->split_k - 1) / t->split_k <= 2048);
+            assert_int_equal(recipe_tf32_promote((p.gemm.k + t->split_k - 1) / t->split_k), 0);
+        }
         tf32 += t->prec == RECIPE_GEMM_TF32;
     }
+    assert_true(p.gemm.k > 2048 && v[1].gemm.split_k > 1);
     assert_true(tf32 >= 1); /* offered, flagged: the judge decides */
+    /* promotion: chains up to 2048 chained, longer ones a k-tile at a time */
+    assert_int_equal(recipe_tf32_promote(64), 0);
+    assert_int_equal(recipe_tf32_promote(2048), 0);
+    assert_int_equal(recipe_tf32_promote(2049), 2);
+    assert_int_equal(recipe_tf32_promote(524288), 2);
     strbuf s = STRBUF_INIT;
     for (int i = 0; i < n; i++)
         if (v[i].gemm.prec == RECIPE_GEMM_TF32) {
