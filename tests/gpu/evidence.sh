@@ -147,20 +147,23 @@ print("CPUs busy over the sweep: %.0f%% of %d cores" % (100.0 * (sum(d) - idle) 
   fi ;;
 esac
 
-# Lab: prebuilt variants (bench/lab_build.sh, here or elsewhere) timed against PyTorch in
-# one process a problem (bench/variant_lab.py). LAB (default .deps/lab) holds a folder a
-# problem, each with a file `task` naming the problem (level1/19) and the .so files.
 # The load_inline builds of the kbeval section are CPU work: with KB_PREBUILD=1 they run
-# in the background from here on, beside the GPU sections that follow.
+# in the background from here on, beside the GPU sections that follow. KernelBench is not
+# part of cutegen: its checkout's src/ is carried in .deps/KernelBench/src.
 case " $sections " in *" kbeval "*)
-  [ "${KB_PREBUILD:-0}" = 1 ] && python3 tests/gpu/kb_eval.py --kernelbench-src .deps/KernelBench/src \
+  [ -d .deps/KernelBench/src ] || echo "kbeval: no .deps/KernelBench/src (a KernelBench checkout's src/); carry one to run KernelBench's eval"
+  [ "${KB_PREBUILD:-0}" = 1 ] && [ -d .deps/KernelBench/src ] && python3 tests/gpu/kb_eval.py --kernelbench-src .deps/KernelBench/src \
     --problems "$KB" --exported "${KB_EXPORTED:-.deps/exported}" --jobs "$(nproc)" \
     --limit "${KB_EVAL_LIMIT:-0}" --prebuild-only >"$OUT/kb_prebuild.txt" 2>&1 & ;;
 esac
 
+# Lab: prebuilt variants (bench/lab_build.sh, here or elsewhere) timed against PyTorch in
+# one process a problem (bench/variant_lab.py). LAB (default .deps/lab) holds a folder a
+# problem, each with a file `task` naming the problem (level1/19) and the .so files.
 case " $sections " in *" lab "*)
   for d in "${LAB:-.deps/lab}"/*/; do
     [ -f "$d/task" ] || continue
+    ls "$d"/*.so >/dev/null 2>&1 || { echo "lab: no .so files in $d (build them with bench/lab_build.sh)"; continue; }
     t=$(cat "$d/task"); task=$(ls "$KB/${t%%/*}/${t##*/}_"*.py 2>/dev/null | head -1)
     [ -n "$task" ] || { echo "lab: no problem $t under $KB"; continue; }
     timeout ${LAB_TIMEOUT:-120} python3 bench/variant_lab.py --task "$task" ${LAB_ARGS:-} "$d"/*.so 2>&1 |
@@ -171,7 +174,7 @@ esac
 # KernelBench's own eval of exported ModelNew files (KB_EXPORTED, default .deps/exported).
 case " $sections " in *" kbeval "*)
   wait  # a prebuild started before the lab (KB_PREBUILD=1)
-  timeout ${KB_EVAL_TIMEOUT:-300} python3 tests/gpu/kb_eval.py --kernelbench-src .deps/KernelBench/src \
+  [ -d .deps/KernelBench/src ] && timeout ${KB_EVAL_TIMEOUT:-300} python3 tests/gpu/kb_eval.py --kernelbench-src .deps/KernelBench/src \
     --problems "$KB" --exported "${KB_EXPORTED:-.deps/exported}" --jobs "$(nproc)" \
     --limit "${KB_EVAL_LIMIT:-0}" --out "$OUT/kb_eval.json" 2>&1 | grep -v Warning | tail -40 ;;
 esac
