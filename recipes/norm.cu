@@ -60,6 +60,7 @@
 #define CGR_THREADS 256             // threads per CTA
 #define CGR_ROW_THREADS 256         // rows: threads sharing a row in a CTA (32 or THREADS)
 #define CGR_CLUSTER 1               // rows: CTAs sharing a row (> 1: a cluster, sm_90)
+#define CGR_MIN_BLOCKS 1            // rows: CTAs an SM the kernel's __launch_bounds__ asks for
 #define CGR_VECS 4                  // rows: 16-byte vectors a thread holds (0: stream); columns: R or 0
 #define CGR_SPLIT 1                 // split, hold: CTAs per row or column
 #define CGR_UNROLL 4                // split and pointwise: 16-byte vectors per thread per CTA
@@ -550,7 +551,7 @@ __device__ __forceinline__ void row_pass(const Args &a, int64_t o, bool live, in
 
 // grid: rows / kRowsPerCta CTAs, or rows x CLUSTER CTAs (a cluster a row).
 template <bool Cached>
-__global__ void CGR_CLUSTER_DIMS __launch_bounds__(kThreads, 1) rows_kernel(const Args a)
+__global__ void CGR_CLUSTER_DIMS __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_kernel(const Args a)
 {
     __shared__ Acc red[kNs][kThreads / 32];
     __shared__ Acc xchg[kLevels][kNs];

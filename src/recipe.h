@@ -178,7 +178,11 @@ typedef struct recipe_plan {
     int root;            /* POINTWISE: the result; REDUCE: the reduced operand */
     int epi;             /* REDUCE: the epilogue (a tree over RX_ACC), or -1 */
     enum recipe_red red; /* REDUCE */
-    int dim;             /* REDUCE: the reduced dim of the operand, >= 0 */
+    int dim;             /* REDUCE: the (first) reduced dim of the operand, >= 0 */
+    int n_dims;          /* REDUCE: consecutive dims reduced from dim (1: one; more: a list
+                            of dims, or every dim when the call named none) */
+    int red_dims[8];     /* REDUCE: the dims as the call gave them (before normalising) */
+    bool red_all;        /* REDUCE: no dim given: every dim (sum(x), mean(x), amax(x)) */
     bool keepdim;
     int64_t outer, r, inner; /* REDUCE: the operand viewed as (outer, r, inner); NORM: the output */
     struct recipe_norm *norm; /* NORM: statistics and view (src/recipe_norm.h); owned */
@@ -262,6 +266,7 @@ typedef struct recipe_params {
     int cluster;     /* REDUCE softmax, last dim, sm_90: CTAs of a thread-block cluster per
                         row, the row held in registers (recipes/softmax_cluster.cu, with
                         cache vectors a thread); 0: not a cluster kernel */
+    int min_blocks;  /* NORM rows: CTAs an SM the kernel's __launch_bounds__ asks for (0: 1) */
     recipe_gemm_params gemm; /* GEMM */
     recipe_conv_params conv; /* CONV */
     struct recipe_pool_params {

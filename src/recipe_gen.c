@@ -385,6 +385,8 @@ void recipe_params_format(const recipe_params *k, strbuf *out)
         strbuf_addf(out, " cluster=%d vecs=%d", k->cluster, k->cache);
     else if (k->row_threads)
         strbuf_addf(out, " row_threads=%d split=%d cache=%d", k->row_threads, k->split, k->cache);
+    if (k->min_blocks > 1)
+        strbuf_addf(out, " minb=%d", k->min_blocks);
     if (k->pool.tx)
         strbuf_addf(out, " tx=%d cols=%d rows=%d %s", k->pool.tx, k->pool.cols, k->pool.rows,
                     k->pool.smem ? "staged" : "direct");
@@ -484,8 +486,11 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
             split = pow2_at_least((2 * hw->sms + rows - 1) / rows);
             while (split > 1 && p->r / split < 2048)
                 split >>= 1;
-            if (split > 64)
-                split = 64;
+            /* at most 64 CTAs a row, unless that leaves SMs idle (a handful of rows, or
+             * one: a reduction over every element) */
+            int cap = rows * 64 < 2 * hw->sms ? 1024 : 64;
+            if (split > cap)
+                split = cap;
         }
         static const int block_rows[][2] = { { 256, 256 }, { 512, 512 }, { 1024, 1024 } };
         static const int warp_rows[][2] = { { 256, 32 }, { 128, 32 } };

@@ -1665,18 +1665,22 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             fits_cta = true;
             n = push_k(out, n, max, (recipe_params){ .threads = t, .row_threads = t, .split = 1, .cache = (int)vecs });
         }
-        /* a cluster a row: only for rows one CTA cannot hold */
+        /* a cluster a row: only for rows one CTA cannot hold; first the shapes that leave
+         * a thread few vectors (<= 12) so that two CTAs fit an SM (one CTA's loads overlap
+         * the other's stores), then one CTA an SM */
+        recipe_params cl_k[8], hold_k[3];
+        int ncl = 0, nhold = 0, light = 0;
         if (!fits_cta && hw->sm >= 90 && rows * 8 <= 0x7fffffff) {
-            static const int ct[][2] = { { 512, 2 }, { 512, 4 }, { 256, 4 }, { 1024, 4 }, { 512, 8 },
-                                         { 256, 8 }, { 1024, 8 } };
-            int added = 0;
-            for (size_t c = 0; c < sizeof ct / sizeof ct[0] && added < 4; c++) {
-                int t = ct[c][0], cl = ct[c][1];
+            static const int ct[][3] = { { 256, 8, 2 }, { 256, 4, 2 }, { 512, 2, 1 }, { 512, 4, 1 }, { 256, 4, 1 },
+                                         { 1024, 4, 1 }, { 512, 8, 1 }, { 256, 8, 1 }, { 1024, 8, 1 } };
+            for (size_t c = 0; c < sizeof ct / sizeof ct[0] && ncl < 4 + light; c++) {
+                int t = ct[c][0], cl = ct[c][1], mb = ct[c][2];
                 int64_t vecs = (nv + (int64_t)cl * t - 1) / ((int64_t)cl * t);
-                if (t > tmax || vecs * 4 * nf > reg_budget(t))
+                if (t > tmax || vecs * 4 * nf > reg_budget(t) || (mb > 1 && vecs * 4 * nf > 48))
                     continue;
-                n = push_k(out, n, max, (recipe_params){ .threads = t, .row_threads = t, .split = 1, .cache = (int)vecs, .cluster = cl });
-                added++;
+                light += mb > 1;
+                cl_k[ncl++] = (recipe_params){ .threads = t, .row_threads = t, .split = 1, .cache = (int)vecs,
+                                               .cluster = cl, .min_blocks = mb };
             }
         }
         /* a row too long for a CTA (or a cluster) held by CTAs that take its chunks in order;
@@ -1690,9 +1694,23 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                 if (t > tmax || u * 4 * nf > 32 || chunks < 2 || chunks > (int64_t)(1024 / t) * sms / 2 ||
                     rows * chunks > 0x7fffffff)
                     continue;
-                n = push_k(out, n, max, (recipe_params){ .threads = t, .row_threads = t, .split = (int)chunks, .cache = u });
+                hold_k[nhold++] = (recipe_params){ .threads = t, .row_threads = t, .split = (int)chunks, .cache = u };
             }
         }
+        /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
+         * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
+         * cluster leaves two CTAs an SM, as held chunks of 256 x 8 vectors (4.99 ms; a
+         * cluster of 8 at 1 an SM 5.31). So: the light clusters, then (when there were none)
+         * the first held-chunk shape, then the other clusters and chunk shapes. */
+        int ci = 0, hi = 0;
+        while (ci < light)
+            n = push_k(out, n, max, cl_k[ci++]);
+        if (!light && hi < nhold)
+            n = push_k(out, n, max, hold_k[hi++]);
+        while (ci < ncl)
+            n = push_k(out, n, max, cl_k[ci++]);
+        while (hi < nhold)
+            n = push_k(out, n, max, hold_k[hi++]);
         /* split long rows when there are too few of them for the SMs */
         if ((rows < 2 * sms || p->r >= (1 << 20)) && p->r >= 16384) {
             int split = pow2_ge((4 * sms + rows - 1) / rows);
@@ -1844,6 +1862,7 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                 nm->levels > 0 ? nm->levels : 1);
     strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_ROW_THREADS %d\n#define CGR_CLUSTER %d\n", k->threads,
                 k->row_threads > 0 ? k->row_threads : k->threads, k->cluster > 1 ? k->cluster : 1);
+    strbuf_addf(sb, "#define CGR_MIN_BLOCKS %d\n", mode == NM_ROWS && k->min_blocks > 1 ? k->min_blocks : 1);
     strbuf_addf(sb, "#define CGR_VECS %d\n#define CGR_SPLIT %d\n#define CGR_UNROLL %d\n",
                 mode == NM_ROWS || mode == NM_COLS || mode == NM_HOLD ? k->cache : 0,
                 mode == NM_SPLIT || mode == NM_HOLD ? k->split : 1, k->unroll > 0 ? k->unroll : 1);

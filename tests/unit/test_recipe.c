@@ -172,6 +172,64 @@ static void test_reduce_plans(void **state)
     assert_int_equal(p.outer, 256 * 64);
     recipe_plan_release(&p);
 
+    /* every element (torch.sum(x)): one row of all of them, split over CTAs so that one
+     * row still fills the GPU */
+    load("sum_all", &p);
+    assert_int_equal(p.family, RECIPE_REDUCE);
+    assert_int_equal(p.dim, 0);
+    assert_int_equal(p.n_dims, 2);
+    assert_int_equal(p.outer, 1);
+    assert_int_equal(p.r, 64 * 128);
+    assert_int_equal(p.inner, 1);
+    recipe_plan_release(&p);
+    {
+        static const char mse[] =
+            "{\"problem\": \"mse.py\", \"inputs\": [{\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"float32\","
+            " \"shape\": [32768, 32768], \"stride\": [32768, 1]}, {\"name\": \"b\", \"kind\": \"input\","
+            " \"dtype\": \"float32\", \"shape\": [32768, 32768], \"stride\": [32768, 1]}],"
+            " \"outputs\": [{\"name\": \"output\", \"kind\": \"output\", \"dtype\": \"float32\", \"shape\": [],"
+            " \"stride\": []}], \"graph\": [{\"name\": \"a\", \"op\": \"placeholder\", \"target\": \"a\","
+            " \"args\": [], \"kwargs\": {}}, {\"name\": \"b\", \"op\": \"placeholder\", \"target\": \"b\","
+            " \"args\": [], \"kwargs\": {}}, {\"name\": \"sub\", \"op\": \"call_function\", \"target\":"
+            " \"_operator.sub\", \"args\": [\"%a\", \"%b\"], \"kwargs\": {}}, {\"name\": \"pow_1\", \"op\":"
+            " \"call_function\", \"target\": \"_operator.pow\", \"args\": [\"%sub\", 2], \"kwargs\": {}},"
+            " {\"name\": \"mean\", \"op\": \"call_function\", \"target\": \"torch.mean\", \"args\": [\"%pow_1\"],"
+            " \"kwargs\": {}}, {\"name\": \"output\", \"op\": \"output\", \"target\": \"output\","
+            " \"args\": [\"%mean\"], \"kwargs\": {}}]}";
+        json_error_t jerr;
+        json_t *spec = json_loads(mse, 0, &jerr);
+        assert_non_null(spec);
+        strbuf why = STRBUF_INIT;
+        recipe_plan_init(&p);
+        if (recipe_recognise(spec, &p, &why))
+            fail_msg("mean((a - b) ** 2) not recognised: %s", why.buf);
+        assert_int_equal(p.red, RED_MEAN);
+        assert_int_equal(p.outer, 1);
+        assert_int_equal(p.r, (int64_t)32768 * 32768);
+        recipe_hw hw;
+        recipe_hw_default(&hw);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n >= 1 && v[0].split >= 2 * hw.sms); /* not 64 CTAs on 132 SMs */
+        recipe_plan_release(&p);
+        strbuf_release(&why);
+        json_decref(spec);
+    }
+    /* a run of dims given as a list, negative, in any order, with keepdim */
+    load("mean_last_two_keep", &p);
+    assert_int_equal(p.red, RED_MEAN);
+    assert_int_equal(p.dim, 1);
+    assert_int_equal(p.n_dims, 2);
+    assert_true(p.keepdim);
+    assert_int_equal(p.outer, 8);
+    assert_int_equal(p.r, 16 * 32);
+    assert_int_equal(p.inner, 1);
+    recipe_plan_release(&p);
+    load("max_all", &p); /* torch.max(x): a tensor, not a (values, indices) pair */
+    assert_int_equal(p.red, RED_MAX);
+    assert_int_equal(p.outer * p.inner, 1);
+    recipe_plan_release(&p);
+
     load("prod_first", &p); /* torch.prod(x, 0): the dim as a positional argument */
     assert_int_equal(p.red, RED_PROD);
     assert_int_equal(p.dim, 0);
@@ -519,6 +577,26 @@ static void test_gemm_variants(void **state)
     for (int i = 0; i < n; i++)
         assert_true((v[i].gemm.bm + v[i].gemm.bn) * v[i].gemm.bk * 4 * v[i].gemm.stages <= 64 * 1024);
     recipe_hw_default(&hw);
+    recipe_plan_release(&p);
+    /* a long K: one CTA an SM first (the big tiles' reuse wins); C stored with
+     * evict-first hints */
+    load("matmul", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 1 && v[0].gemm.min_blocks == 1);
+    {
+        strbuf src = STRBUF_INIT, e2 = STRBUF_INIT;
+        assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &src, &e2), 0);
+        assert_non_null(strstr(src.buf, "#define CGR_STORE_STREAM 1\n"));
+        strbuf_release(&src);
+        strbuf_release(&e2);
+    }
+    recipe_plan_release(&p);
+    /* K of 32 (tall-skinny, C 32768 x 32768): writing C is the work, so tiles that put 2
+     * CTAs on an SM come first (one CTA's stores overlap the next one's loads) */
+    load("tall_skinny", &p);
+    assert_true(p.gemm.k <= 128);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 2 && v[0].gemm.min_blocks >= 2 && v[1].gemm.min_blocks >= 2);
     recipe_plan_release(&p);
     /* M = N = 256, K = 524288: a few tiles, K split over the SMs */
     load("matmul_large_k", &p);
@@ -1141,11 +1219,14 @@ static void test_norm_variants(void **state)
     recipe_params v[64];
     int n;
 
-    /* rows of 1 MB (InstanceNorm): a cluster of 8 CTAs holds a row on sm_90 */
+    /* rows of 1 MB (InstanceNorm): no cluster leaves 2 CTAs an SM, so chunks of 256 x 8
+     * vectors held by CTAs come first, then a cluster of 8 CTAs holding a row (sm_90) */
     load("instancenorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n > 1 && v[0].cluster == 8 && v[0].threads == 512 && v[0].cache == 16);
-    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_ROWS);
+    assert_true(n > 2 && v[0].cluster == 0 && v[0].threads == 256 && v[0].cache == 8 && v[0].split == 32);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_HOLD);
+    assert_true(v[1].cluster == 8 && v[1].threads == 512 && v[1].cache == 16 && v[1].min_blocks == 1);
+    assert_int_equal(recipe_norm_mode(&p, &v[1]), NM_ROWS);
     hw.sm = 80;
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 0);
@@ -1157,7 +1238,15 @@ static void test_norm_variants(void **state)
     /* rows of 65535 floats: a row starts anywhere in a vector, so 16385 vectors */
     load("l2norm", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n > 1 && v[0].cluster >= 2);
+    /* first a cluster light enough for 2 CTAs an SM: 8 x 256 threads, 9 vectors each */
+    assert_true(n > 1 && v[0].cluster == 8 && v[0].threads == 256 && v[0].cache == 9 && v[0].min_blocks == 2);
+    {
+        strbuf src = STRBUF_INIT, err = STRBUF_INIT;
+        assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &src, &err), 0);
+        assert_non_null(strstr(src.buf, "#define CGR_MIN_BLOCKS 2\n"));
+        strbuf_release(&src);
+        strbuf_release(&err);
+    }
     for (int i = 0; i < n; i++)
         if (v[i].cluster)
             assert_true((int64_t)v[i].cluster * v[i].threads * v[i].cache >= 16385);
@@ -1545,6 +1634,27 @@ static void test_pool_variants(void **state)
         if (!v[0].pool.smem || v[0].pool.cols != first[i].cols || v[0].pool.rows != first[i].rows)
             fail_msg("%s: variant 0 is cols %d rows %d smem %d", first[i].name, v[0].pool.cols,
                      v[0].pool.rows, v[0].pool.smem);
+        recipe_plan_release(&p);
+    }
+    /* windows that step (stride > 1 along the last dim): the two cheapest direct variants
+     * second and third; overlapping ones (stride 1): staged ones first, direct ones last */
+    static const struct { const char *name; int stepping; } order[] = {
+        { "real_l1_41_Max_Pooling_1D", 0 }, { "real_l1_42_Max_Pooling_2D", 0 },
+        { "real_l1_44_Average_Pooling_1D", 0 }, { "real_l1_43_Max_Pooling_3D", 1 },
+        { "real_l1_45_Average_Pooling_2D", 1 }, { "real_l1_46_Average_Pooling_3D", 1 },
+    };
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        load(order[i].name, &p);
+        int n = recipe_variants(&p, &hw, v, 64);
+        assert_true(n >= 4);
+        assert_int_equal(p.pool.s[2] > 1, order[i].stepping);
+        if (order[i].stepping) {
+            if (v[1].pool.smem || v[2].pool.smem)
+                fail_msg("%s: variants 1 and 2 should read directly", order[i].name);
+        } else {
+            if (!v[1].pool.smem || v[n - 1].pool.smem)
+                fail_msg("%s: staged variants first, a direct one last", order[i].name);
+        }
         recipe_plan_release(&p);
     }
     /* an SM of 128 threads: no bigger CTA */
