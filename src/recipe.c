@@ -282,6 +282,28 @@ static int dim_arg(struct walk *w, const json_t *node, size_t pos, int *dim, boo
     return 0;
 }
 
+/* The dims of sum/mean/amax/amin/prod: one, a list (kept in the plan; finish_reduce
+ * checks that they are consecutive), or none (every dim). */
+static int dims_arg(struct walk *w, const json_t *node, size_t pos, int *dim, bool *given)
+{
+    const json_t *a = arg_at(node, pos, "dim");
+    if (!json_is_array(a) || json_array_size(a) <= 1)
+        return dim_arg(w, node, pos, dim, given);
+    size_t n = json_array_size(a);
+    if (n > sizeof w->p->red_dims / sizeof w->p->red_dims[0])
+        return not_covered(w, "%s over more than 8 dims", "a reduction");
+    for (size_t i = 0; i < n; i++) {
+        const json_t *d = json_array_get(a, i);
+        if (!json_is_integer(d))
+            return not_covered(w, "%s with a dim that is not a constant integer", "a reduction");
+        w->p->red_dims[i] = (int)json_integer_value(d);
+    }
+    w->p->n_dims = (int)n;
+    *dim = w->p->red_dims[0];
+    *given = true;
+    return 0;
+}
+
 static int begin_reduction(struct walk *w, const struct value *x, const char *what)
 {
     if (w->p->family == RECIPE_GEMM) {
@@ -307,6 +329,8 @@ static int set_reduction(struct walk *w, enum recipe_red red, int operand, int d
                          struct value *out)
 {
     recipe_plan *p = w->p;
+    if ((p->red_all || p->n_dims > 1) && p->family == RECIPE_GEMM)
+        return not_covered(w, "%s over several dims after a matrix product", recipe_red_name(red));
     p->red = red;
     p->root = operand;
     p->dim = dim;
@@ -370,8 +394,12 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     }
     if (!strcmp(name, "max") || !strcmp(name, "min")) {
         const json_t *a1 = arg_at(node, 1, "dim");
-        if (!a1)
-            return not_covered(w, "%s over all elements (no dim)", name);
+        if (!a1) { /* torch.max(x): the extreme of every element, a tensor (not a pair) */
+            if (begin_reduction(w, x, name))
+                return 1;
+            w->p->red_all = true;
+            return set_reduction(w, name[1] == 'a' ? RED_MAX : RED_MIN, x->node, 0, false, out);
+        }
         if (json_is_string(a1) && json_string_value(a1)[0] == '%') {
             /* torch.max(x, y): elementwise */
             struct value y;
@@ -395,12 +423,13 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
         if (strcmp(name, plain[i].n))
             continue;
-        if (dim_arg(w, node, 1, &dim, &given))
+        bool arg = plain[i].r == RED_ARGMAX || plain[i].r == RED_ARGMIN;
+        if (arg ? dim_arg(w, node, 1, &dim, &given) : dims_arg(w, node, 1, &dim, &given))
             return 1;
-        if (!given)
-            return not_covered(w, "%s over all elements (no dim)", name);
         const json_t *kd = arg_at(node, 2, "keepdim");
         const json_t *dt = arg_at(node, 3, "dtype");
+        if (!given) /* every element: argmax(x) gives the index into the flattened x */
+            w->p->red_all = true;
         if (plain[i].r <= RED_MEAN || plain[i].r == RED_PROD) {
             if (dt && !json_is_null(dt))
                 return not_covered(w, "%s with a dtype argument", name);
@@ -898,6 +927,49 @@ static int classify_inputs(recipe_plan *p, const recipe_tensor *shape_of, bool r
     return 0;
 }
 
+/* The reduced dims as one run [dim, dim + n_dims) of an operand of nd dims: every dim
+ * (red_all), a list (consecutive once normalised and sorted), or the one dim. */
+static int reduced_dims(recipe_plan *p, int nd, strbuf *why)
+{
+    if (nd == 0) {
+        strbuf_adds(why, "not covered: a reduction of a 0-dim tensor");
+        return 1;
+    }
+    if (p->red_all) {
+        p->dim = 0;
+        p->n_dims = nd;
+        return 0;
+    }
+    int n = p->n_dims > 1 ? p->n_dims : 1;
+    int d[8];
+    if (n == 1)
+        p->red_dims[0] = p->dim;
+    for (int i = 0; i < n; i++) {
+        d[i] = p->red_dims[i];
+        if (d[i] < -nd || d[i] >= nd) {
+            strbuf_addf(why, "not covered: dim %d out of range for %d dims", d[i], nd);
+            return 1;
+        }
+        if (d[i] < 0)
+            d[i] += nd;
+    }
+    for (int i = 1; i < n; i++) /* sort: a handful of dims */
+        for (int j = i; j > 0 && d[j] < d[j - 1]; j--) {
+            int t = d[j];
+            d[j] = d[j - 1];
+            d[j - 1] = t;
+        }
+    for (int i = 1; i < n; i++)
+        if (d[i] != d[i - 1] + 1) {
+            strbuf_addf(why, "not covered: a reduction over dims that are not consecutive (%d and %d)",
+                        d[i - 1], d[i]);
+            return 1;
+        }
+    p->dim = d[0];
+    p->n_dims = n;
+    return 0;
+}
+
 static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_acc, strbuf *why)
 {
     /* the operand's shape: that of its first full-size input */
@@ -918,18 +990,23 @@ static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_ac
     if (classify_inputs(p, x, true, why))
         return 1;
     int nd = x->ndim;
-    if (nd == 0 || p->dim < -nd || p->dim >= nd) {
-        strbuf_addf(why, "not covered: dim %d out of range for %d dims", p->dim, nd);
+    if (reduced_dims(p, nd, why))
         return 1;
-    }
-    if (p->dim < 0)
-        p->dim += nd;
-    p->outer = p->inner = 1;
+    int d_end = p->dim + p->n_dims;
+    if (p->n_dims > 1)
+        for (int i = 0; i < p->n_inputs; i++)
+            if (p->kind[i] == RK_BCAST) {
+                strbuf_addf(why, "not covered: input '%s' is broadcast in a reduction over several dims",
+                            p->inputs[i].name);
+                return 1;
+            }
+    p->outer = p->inner = p->r = 1;
     for (int d = 0; d < p->dim; d++)
         p->outer *= x->shape[d];
-    for (int d = p->dim + 1; d < nd; d++)
+    for (int d = p->dim; d < d_end; d++)
+        p->r *= x->shape[d];
+    for (int d = d_end; d < nd; d++)
         p->inner *= x->shape[d];
-    p->r = x->shape[p->dim];
     bool arg = p->red == RED_ARGMAX || p->red == RED_ARGMIN;
     bool soft = p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX;
     if (result != p->root && !has_acc[result]) {
@@ -947,11 +1024,12 @@ static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_ac
     if (soft) {
         /* same shape */
     } else if (p->keepdim) {
-        want.shape[p->dim] = 1;
+        for (int d = p->dim; d < d_end; d++)
+            want.shape[d] = 1;
     } else {
-        for (int d = p->dim; d < nd - 1; d++)
-            want.shape[d] = want.shape[d + 1];
-        want.ndim--;
+        for (int d = p->dim; d + p->n_dims < nd; d++)
+            want.shape[d] = want.shape[d + p->n_dims];
+        want.ndim -= p->n_dims;
     }
     if (!same_shape(&want, &p->output)) {
         strbuf_adds(why, "not covered: the output's shape is not the reduction's (a reshape or broadcast follows?)");
@@ -1239,8 +1317,13 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
         rx_format(p, p->root, out);
         strbuf_addc(out, '\n');
     } else if (p->family == RECIPE_REDUCE) {
-        strbuf_addf(out, "reduction: %s over dim %d%s: (outer %lld, r %lld, inner %lld), %s\n",
-                    recipe_red_name(p->red), p->dim, p->keepdim ? " (keepdim)" : "",
+        char dims[48];
+        if (p->n_dims > 1)
+            snprintf(dims, sizeof dims, "dims [%d, %d)", p->dim, p->dim + p->n_dims);
+        else
+            snprintf(dims, sizeof dims, "dim %d", p->dim);
+        strbuf_addf(out, "reduction: %s over %s%s: (outer %lld, r %lld, inner %lld), %s\n",
+                    recipe_red_name(p->red), dims, p->keepdim ? " (keepdim)" : "",
                     (long long)p->outer, (long long)p->r, (long long)p->inner,
                     p->inner == 1 ? "rows along the last dim" : "columns (a middle or first dim)");
         strbuf_adds(out, "operand: ");
@@ -1266,7 +1349,11 @@ void recipe_summary(const recipe_plan *p, strbuf *out)
         strbuf_adds(out, "pointwise ");
         rx_format(p, p->root, out);
     } else if (p->family == RECIPE_REDUCE) {
-        strbuf_addf(out, "reduce %s over dim %d of ", recipe_red_name(p->red), p->dim);
+        if (p->n_dims > 1)
+            strbuf_addf(out, "reduce %s over dims [%d, %d) of ", recipe_red_name(p->red), p->dim,
+                        p->dim + p->n_dims);
+        else
+            strbuf_addf(out, "reduce %s over dim %d of ", recipe_red_name(p->red), p->dim);
         rx_format(p, p->root, out);
         if (p->epi >= 0) {
             strbuf_adds(out, ", then ");

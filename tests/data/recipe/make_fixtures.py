@@ -355,18 +355,28 @@ pool("pool_then_sum", "custom_pool_sum.py", [2, 4, 32, 32], [2, 4, 16],
           ["%x"]), fn("sum_1", "torch.sum", ["%pool"], {"dim": 2}), out("%sum_1")],
      expect="not covered: more than one reduction")
 
+# --- reductions over every element, or over a run of dims (viewed as one dim)
+red("sum_all", "custom_sum_all.py", [fn("sum_1", "torch.sum", ["%x"]), out("%sum_1")], [],
+    shape=[64, 128], init=(), expect="reduce")
+red("sum_two_dims", "custom_sum_two_dims.py",
+    [fn("sum_1", "torch.sum", ["%x"], {"dim": [1, 2]}), out("%sum_1")], [8],
+    shape=[8, 16, 32], init=(), expect="reduce")
+red("mean_last_two_keep", "custom_mean_last_two_keep.py",
+    [fn("mean_1", "torch.mean", ["%x"], {"dim": [-1, -2], "keepdim": True}), out("%mean_1")], [8, 1, 1],
+    shape=[8, 16, 32], init=(), expect="reduce")
+red("max_all", "custom_max_all.py", [fn("max_1", "torch.max", ["%x"]), out("%max_1")], [],
+    shape=[64, 128], init=(), expect="reduce")
+
 # --- not covered, with the reason
 # (matmul: GEMM below; layernorm: NORM below)
 FIX["no_graph"] = spec("custom_untraceable.py", [tensor("x", [10])], [tensor("output", [10])], None,
                        graph_error="TraceError: symbolically traced variables cannot be used as inputs to control flow")
 EXPECT["no_graph"] = "not covered: no operator graph"
-red("sum_all", "custom_sum_all.py", [fn("sum_1", "torch.sum", ["%x"]), out("%sum_1")], [],
-    shape=[64, 128], init=(), expect="not covered: sum over all elements")
 red("cumsum", "89_cumsum.py", [fn("cumsum", "torch.cumsum", ["%x"], {"dim": 1}), out("%cumsum")],
     [128, 4000], shape=[128, 4000], expect="not covered: operator 'torch.cumsum'")
-red("sum_two_dims", "custom_sum_two_dims.py",
-    [fn("sum_1", "torch.sum", ["%x"], {"dim": [1, 2]}), out("%sum_1")], [8],
-    shape=[8, 16, 32], init=(), expect="not covered: a reduction over several dims")
+red("sum_skip_dims", "custom_sum_skip_dims.py",
+    [fn("sum_1", "torch.sum", ["%x"], {"dim": [0, 2]}), out("%sum_1")], [16],
+    shape=[8, 16, 32], init=(), expect="not covered: a reduction over dims that are not consecutive")
 
 
 # --- the NORM family: statistics broadcast back (recipe_norm.c). Where fx's target for a
