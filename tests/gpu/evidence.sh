@@ -113,6 +113,15 @@ case " $sections " in *" recipes "*)
   sed -n '1,40p' "$OUT/recipes-report.md" ;;
 esac
 
+# A BENCH_TASKS that is set but empty is a mistake (a list file that did not travel with
+# the call, say): say so and skip the sweep rather than run all 200 problems.
+if [ -n "${BENCH_TASKS+set}" ] && [ -z "${BENCH_TASKS//[[:space:]]/}" ]; then
+  case " $sections " in *" bench "*)
+    echo "bench: BENCH_TASKS is set but empty (did the file it was read from travel with the call?); skipping the sweep"
+    sections=" ${sections} "; sections=${sections// bench / } ;;
+  esac
+fi
+
 # A sweep with the built-in proposer (no model): cutegen bench over level-1 and level-2
 # problems, its report, the export, and KernelBench's own eval of a few exported kernels.
 case " $sections " in *" bench "*)
