@@ -113,6 +113,13 @@ case " $sections " in *" recipes "*)
   sed -n '1,40p' "$OUT/recipes-report.md" ;;
 esac
 
+# BENCH_LIST=bench/sweeps/NAME.txt: the problems of a tracked list (it travels with the
+# call, unlike an ignored file), one "level1/19_" a line.
+if [ -n "${BENCH_LIST:-}" ]; then
+  [ -f "$BENCH_LIST" ] || { echo "bench: no list $BENCH_LIST (see bench/sweeps/)"; BENCH_TASKS=""; }
+  [ -f "$BENCH_LIST" ] && BENCH_TASKS=$(grep -v '^#' "$BENCH_LIST")
+fi
+
 # A BENCH_TASKS that is set but empty is a mistake (a list file that did not travel with
 # the call, say): say so and skip the sweep rather than run all 200 problems.
 if [ -n "${BENCH_TASKS+set}" ] && [ -z "${BENCH_TASKS//[[:space:]]/}" ]; then
@@ -126,8 +133,8 @@ fi
 # problems, its report, the export, and KernelBench's own eval of a few exported kernels.
 case " $sections " in *" bench "*)
   t0=$(date +%s)
-  # BENCH_TASKS="level1/19_ReLU level2/12_Gemm..." picks problems one by one; otherwise
-  # BENCH_LEVELS and BENCH_PROBLEMS (numbers) select from the tree.
+  # BENCH_TASKS="level1/19_ReLU level2/12_Gemm..." (or BENCH_LIST) picks problems one by
+  # one; otherwise BENCH_LEVELS and BENCH_PROBLEMS (numbers) select from the tree.
   if [ -n "${BENCH_TASKS:-}" ]; then
     sel=(); for t in $BENCH_TASKS; do sel+=(--task "$(ls "$KB"/$t*.py | head -1)"); done
   else
