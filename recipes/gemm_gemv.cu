@@ -14,6 +14,14 @@
 // through shared memory; thread r < RPC applies the epilogue to row r and stores it.
 // VEC = 1 (K or LDW not a multiple of 4): scalar loads.
 //
+// CGR_SUMB 1: a GEMM A @ B^T (M x N) whose rows are summed with only an affine map between,
+// sum_n pre(acc[m, n]) with pre(v) = alpha v + beta (constants and scalar inputs), is the
+// matrix-vector product A @ s with s[k] = sum_n B(n, k), then
+// sum_n pre(acc[m, n]) = pre(A[m] . s) + (N - 1) pre(0) (divided by N for a mean).
+// Exact algebra, and N times less work: s is summed first (in double, into the
+// workspace), then the rows of A are streamed as above. B(n, k) = b[n*LDB + k] (B_KMAJOR,
+// as nn.Linear's weight) or b[k*LDB + n].
+//
 // Named parameters (CGR_*): the generator (src/recipe_gemm.c) writes them in place of the
 // `recipe:params` line; the defaults make this file compile on its own (2048 x 1048576).
 #include <cutegen/abi.h>
@@ -39,6 +47,11 @@
 #define CGR_RPC 4               // rows a CTA
 #define CGR_TRI 0
 #define CGR_TRI_DIAG 0
+#define CGR_SUMB 0              // 1: the vector is sum_n B(n, :) (see above)
+#define CGR_SUMB_N 1            // rows of B summed
+#define CGR_B_KMAJOR 1
+#define CGR_LDB 1
+#define CGR_ROWRED 0            // with CGR_SUMB: 1 sum, 2 mean
 #define CGR_NIN 2
 #define CGR_INPUTS(X) X(0, CGR_GE_OPERAND) X(1, CGR_GE_OPERAND)
 #define CGR_IN_NDIMS {2, 2}
@@ -46,6 +59,7 @@
 #define CGR_IN_STRIDES {{1048576, 1}, {1, 1}}
 #define CGR_OUT_NDIM 2
 #define CGR_OUT_SHAPE {2048, 1}
+__device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; return r; }
 __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
 #endif
 
@@ -66,7 +80,11 @@ constexpr int kWarps = kThreads / 32;
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads");
 static_assert(kRpc >= 1 && kRpc <= 32 && kRpc <= kThreads, "rows a CTA");
 static_assert(kVec == 1 || kVec == 4, "vector width");
-static_assert(kM == 1 || kN == 1, "a matrix-vector product");
+static_assert(kM == 1 || kN == 1 || CGR_SUMB, "a matrix-vector product");
+static_assert(!CGR_SUMB || (CGR_GEMV_ROWS_ARE_M && (CGR_ROWRED == 1 || CGR_ROWRED == 2)),
+              "the sum of B's rows: rows of A, summed or averaged");
+constexpr int64_t kSumbN = CGR_SUMB_N, kLdb = CGR_LDB;
+constexpr int kSumbChunks = CGR_SUMB && CGR_B_KMAJOR ? 32 : 1;  // B's rows split for the GPU
 
 template <int I> struct In;
 #define CGR_DEF_IN(i, k) template <> struct In<i> { static constexpr int kind = k; };
@@ -84,6 +102,7 @@ template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];
     float *out;
+    const float *v;  // CGR_SUMB: the summed rows of B (in the workspace)
 };
 
 template <int I> __device__ __forceinline__ float load_in(const Params &p, int64_t row, int n)
@@ -115,14 +134,71 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row,
         constexpr int I = decltype(ic)::value;
         x[I] = load_in<I>(p, row, n);
     });
+#if CGR_SUMB
+    // sum_n pre(acc_n) for an affine pre: pre(sum_n acc_n) + (N - 1) pre(0)
+    float r = cgr_pre(acc, x) + float(kSumbN - 1) * cgr_pre(0.f, x);
+    if (CGR_ROWRED == 2)
+        r /= float(kSumbN);
+    return cgr_epi(r, x);
+#else
     return cgr_epi(acc, x);
+#endif
 }
+
+#if CGR_SUMB
+// s[k] = sum_n B(n, k). K-major B (rows of K): a thread a column k, B's rows in
+// kSumbChunks chunks (partials in double, combined in order by sumb_finish); N-major B
+// (each k's N values contiguous): a warp a k.
+__global__ void __launch_bounds__(256) sumb_partial(const float *__restrict__ b, double *__restrict__ part)
+{
+    if constexpr (CGR_B_KMAJOR) {
+        const int64_t k = int64_t(blockIdx.x) * 256 + threadIdx.x;
+        if (k >= kK)
+            return;
+        const int64_t per = (kSumbN + kSumbChunks - 1) / kSumbChunks;
+        const int64_t n0 = int64_t(blockIdx.y) * per, n1 = n0 + per < kSumbN ? n0 + per : kSumbN;
+        double s = 0.0;
+        for (int64_t n = n0; n < n1; ++n)
+            s += double(__ldcs(b + n * kLdb + k));
+        part[int64_t(blockIdx.y) * kK + k] = s;
+    } else {
+        const int64_t k = int64_t(blockIdx.x) * 8 + threadIdx.x / 32;
+        const int lane = threadIdx.x % 32;
+        if (k >= kK)
+            return;
+        double s = 0.0;
+        for (int64_t n = lane; n < kSumbN; n += 32)
+            s += double(__ldcs(b + k * kLdb + n));
+        for (int o = 16; o > 0; o /= 2)
+            s += __shfl_xor_sync(0xffffffffu, s, o);
+        if (lane == 0)
+            part[k] = s;
+    }
+}
+
+__global__ void __launch_bounds__(256) sumb_finish(const double *__restrict__ part, float *__restrict__ v)
+{
+    const int64_t k = int64_t(blockIdx.x) * 256 + threadIdx.x;
+    if (k >= kK)
+        return;
+    double s = 0.0;
+    for (int c = 0; c < kSumbChunks; ++c)
+        s += part[int64_t(c) * kK + k];
+    v[k] = float(s);
+}
+
+// workspace: the partials (double), then s (float, 16-byte aligned)
+constexpr size_t kPartBytes = (size_t(kSumbChunks) * kK * sizeof(double) + 255) / 256 * 256;
+constexpr size_t kWsBytes = kPartBytes + size_t(kK) * sizeof(float);
+#else
+constexpr size_t kWsBytes = 0;
+#endif
 
 __global__ void __launch_bounds__(kThreads) gemv_kernel(const Params p)
 {
     const int64_t r0 = int64_t(blockIdx.x) * kRpc;
     const float *W = p.in[CGR_W];
-    const float *V = p.in[CGR_V];
+    const float *V = CGR_SUMB ? p.v : p.in[CGR_V];
     float acc[kRpc][2];
 #pragma unroll
     for (int r = 0; r < kRpc; ++r)
@@ -208,11 +284,18 @@ static const int64_t kInStride[][CG_MAX_DIMS] = CGR_IN_STRIDES;
 
 }  // namespace cgr_gemv
 
+CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
+{
+    (void)in; (void)n_in;
+    return cgr_gemv::kWsBytes;
+}
+
 CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
                          void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
     using namespace cgr_gemv;
-    (void)workspace; (void)workspace_bytes;
+    if (kWsBytes > 0 && (workspace == nullptr || workspace_bytes < kWsBytes))
+        return CG_BAD_WORKSPACE;
     if (n_in != kNin || n_out != 1)
         return CG_UNSUPPORTED;
     if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
@@ -257,6 +340,16 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_OK;
     if (blocks > 0x7fffffff)
         return CG_UNSUPPORTED;
+#if CGR_SUMB
+    {
+        double *part = static_cast<double *>(workspace);
+        float *v = reinterpret_cast<float *>(static_cast<char *>(workspace) + kPartBytes);
+        const unsigned gx = unsigned(CGR_B_KMAJOR ? (kK + 255) / 256 : (kK + 7) / 8);
+        sumb_partial<<<dim3(gx, kSumbChunks), 256, 0, stream>>>(p.in[CGR_B], part);
+        sumb_finish<<<unsigned((kK + 255) / 256), 256, 0, stream>>>(part, v);
+        p.v = v;
+    }
+#endif
     gemv_kernel<<<unsigned(blocks), kThreads, 0, stream>>>(p);
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
 }

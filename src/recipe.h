@@ -232,6 +232,9 @@ enum { RECIPE_GEMM_3XTF32 = 0, RECIPE_GEMM_TF32 = 1 };
  * chain_k relative (measured on the H200, docs/perf.md), so only for chains up to 2048;
  * longer chains sum each k-block (1) or k-tile (2) into a partial added in fp32. */
 int recipe_tf32_promote(int64_t chain_k);
+/* Whether a GEMM's row reduction can be computed as A @ (sum of B's rows): a sum or mean
+ * over the product's rows of an affine map of the product (constants and scalar inputs). */
+bool recipe_gemm_sumb(const recipe_plan *p);
 
 /* The tuning parameters of the GEMM templates (recipes/gemm_tc.cu, recipes/gemm_gemv.cu). */
 typedef struct recipe_gemm_params {
@@ -244,6 +247,8 @@ typedef struct recipe_gemm_params {
     int group;       /* tile-rows walked together (L2 reuse) */
     int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
     int gemv_rows;   /* recipes/gemm_gemv.cu: rows a CTA (0: not the GEMV kernel) */
+    int sumb;        /* gemm_gemv.cu: a GEMM whose rows are summed through an affine map,
+                        as A @ (sum of B's rows) (recipe_gemm_sumb) */
 } recipe_gemm_params;
 /* The tuning parameters of recipes/conv_tc.cu (CONV). */
 typedef struct recipe_conv_params {

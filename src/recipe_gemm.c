@@ -960,6 +960,52 @@ void recipe_gemm_summary(const recipe_plan *p, strbuf *out)
     }
 }
 
+/* ================================================================== sum of B's rows */
+
+/* How node depends on the product: 0 not at all (constants and scalar inputs only), 1
+ * affinely (a alpha * acc + beta with alpha, beta of degree 0), -1 otherwise (a
+ * nonlinear op of it, or an input that varies along the row or column). */
+static int acc_degree(const recipe_plan *p, int node)
+{
+    const rx_node *x = &p->nodes[node];
+    switch (x->op) {
+    case RX_ACC: return 1;
+    case RX_CONST: return 0;
+    case RX_INPUT: return p->gemm.in[x->input] == RG_SCALAR ? 0 : -1;
+    default: break;
+    }
+    int da = x->a >= 0 ? acc_degree(p, x->a) : 0, db = x->b >= 0 ? acc_degree(p, x->b) : 0;
+    if (da < 0 || db < 0)
+        return -1;
+    switch (x->op) {
+    case RX_NEG: return da;
+    case RX_ADD:
+    case RX_SUB: return da > db ? da : db;
+    case RX_MUL: return da + db <= 1 ? da + db : -1;
+    case RX_DIV: return db == 0 ? da : -1;
+    default: return da + db == 0 ? 0 : -1;
+    }
+}
+
+/* sum_n pre(A[m] . B[n]) = pre(A[m] . sum_n B[n]) + (N - 1) pre(0) when pre is affine: a
+ * matrix-vector product instead of a GEMM (recipes/gemm_gemv.cu, CGR_SUMB): exact, and
+ * N times less arithmetic. Only where the rest fits that kernel: one batch, no mask,
+ * rows of A contiguous, the reduced value's epilogue reading scalars or one value a row. */
+bool recipe_gemm_sumb(const recipe_plan *p)
+{
+    const recipe_gemm_plan *g = &p->gemm;
+    if (p->family != RECIPE_GEMM || p->r <= 0 || (p->red != RED_SUM && p->red != RED_MEAN))
+        return false;
+    if (g->gemv || g->batch != 1 || g->tri || !g->a_kmajor || g->n < 2)
+        return false;
+    if (p->root >= 0 && acc_degree(p, p->root) != 1)
+        return false;
+    for (int i = 0; i < p->n_inputs; i++)
+        if (g->in[i] == RG_FULL || g->in[i] == RG_COL)
+            return false;
+    return true;
+}
+
 /* ================================================================== variants */
 
 /* The tensor-core tiles tried, best guess first for a large square problem:
@@ -1104,6 +1150,19 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         }
         return n;
     }
+    /* a sum over the rows of an affine map of the product: A @ (sum of B's rows) first
+     * (exact, memory-bound); the GEMM with its row reduction stays as the fallback */
+    if (recipe_gemm_sumb(p)) {
+        static const int cand[][2] = { { 256, 4 }, { 256, 8 } };
+        for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
+            recipe_gemm_params t;
+            memset(&t, 0, sizeof t);
+            t.gemv_rows = cand[c][1];
+            t.sumb = 1;
+            if (cand[c][0] <= hw->max_threads_per_sm)
+                n = push_params(out, n, max, &t, cand[c][0]);
+        }
+    }
     struct scored s[sizeof tc_tiles / sizeof tc_tiles[0]];
     int ns = 0;
     for (size_t c = 0; c < sizeof tc_tiles / sizeof tc_tiles[0]; c++) {
@@ -1174,7 +1233,8 @@ void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
 {
     const recipe_gemm_params *t = &k->gemm;
     if (t->gemv_rows) {
-        strbuf_addf(out, "gemv threads=%d rows=%d", k->threads, t->gemv_rows);
+        strbuf_addf(out, "gemv threads=%d rows=%d%s", k->threads, t->gemv_rows,
+                    t->sumb ? " (A @ the sum of B's rows)" : "");
         return;
     }
     strbuf_addf(out, "gemm %s tile=%dx%dx%d warps=%dx%d stages=%d split_k=%d group=%d minb=%d",
@@ -1215,7 +1275,16 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "#define CGR_M %lld\n#define CGR_N %lld\n#define CGR_K %lld\n#define CGR_BATCH %lld\n",
                 (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch);
     strbuf_addf(sb, "#define CGR_A %d\n#define CGR_B %d\n", g->a, g->b);
-    if (t->gemv_rows) {
+    if (t->sumb) {
+        /* rows of A against the sum of B's rows (gemm_gemv.cu, CGR_SUMB) */
+        strbuf_addf(sb, "#define CGR_GEMV_ROWS_ARE_M 1\n#define CGR_ROWS %lld\n#define CGR_LDW %lld\n",
+                    (long long)g->m, (long long)g->lda);
+        strbuf_addf(sb, "#define CGR_W %d\n#define CGR_V %d\n", g->a, g->b);
+        strbuf_addf(sb, "#define CGR_VEC %d\n", g->k % 4 == 0 && g->lda % 4 == 0 ? 4 : 1);
+        strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_RPC %d\n", k->threads, t->gemv_rows);
+        strbuf_addf(sb, "#define CGR_SUMB 1\n#define CGR_SUMB_N %lld\n#define CGR_B_KMAJOR %d\n#define CGR_LDB %lld\n",
+                    (long long)g->n, g->b_kmajor, (long long)g->ldb);
+    } else if (t->gemv_rows) {
         /* rows of the matrix operand, the other one the vector */
         bool rows_m = g->gemv == 1;
         int64_t ld = rows_m ? g->lda : g->ldb;

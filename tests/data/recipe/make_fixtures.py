@@ -812,6 +812,7 @@ REAL_GEMM = {
     "kb_l2_40_scale_residual": "gemm",
     "kb_l2_68_min_sub": "gemm",
     "kb_l2_56_sigmoid_sum": "gemm",
+    "kb_l2_14_div_sum_scale": "gemm",
     "kb_l2_22_lse_mish": "gemm",
     "kb_l2_99_gelu_softmax": "gemm",
     "kb_l2_80_max_sub_gelu": "not covered: operator 'builtins.getattr'",
