@@ -63,6 +63,14 @@ __device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; ret
 __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
 #endif
 
+// Generated files name only what they use: the sum-of-B parameters default to off.
+#ifndef CGR_SUMB
+#define CGR_SUMB 0
+#define CGR_SUMB_N 1
+#define CGR_B_KMAJOR 1
+#define CGR_LDB 1
+#endif
+
 #define CGR_GE_UNUSED 0
 #define CGR_GE_OPERAND 1
 #define CGR_GE_FULL 2
