@@ -155,6 +155,14 @@ print("CPUs busy over the sweep: %.0f%% of %d cores" % (100.0 * (sum(d) - idle) 
   $CG report "$OUT/bench" --format html --out "$OUT/bench-report.html" >/dev/null 2>&1
   $CG report "$OUT/bench" --format json --out "$OUT/bench-report.json" >/dev/null 2>&1
   sed -n '/## Summary/,/## Problems/p' "$OUT/bench-report.md"
+  # With the specs section in the same call (or SPECS_DIR), the recipe table over all 200
+  # problems: coverage from the specs, numbers from this sweep (bench/recipe_table.py).
+  specs_dir=${SPECS_DIR:-$OUT/specs}
+  if [ -d "$specs_dir/level1" ]; then
+    python3 bench/recipe_table.py --specs "$specs_dir" --cutegen "$CG" \
+      --report "$OUT/bench-report.json:$(date -u +%H:%M)" >"$OUT/recipe-table.md" 2>"$OUT/recipe-table.err" &&
+      tail -5 "$OUT/recipe-table.md"
+  fi
   $CG export "$OUT/bench" --format kernelbench --out "$OUT/exported" -q
   if [ -d .deps/KernelBench/src ]; then
     timeout ${KB_EVAL_TIMEOUT:-300} python3 tests/gpu/kb_eval.py --kernelbench-src .deps/KernelBench/src \
