@@ -658,31 +658,26 @@ int recipe_pool_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
      * 2-D 1.52 against 1.91, 44 avg 1-D 1.24 against 2.27), and reading windows directly
      * won where they step (45 avg 2-D, stride 11: 3.98 against 4.52 ms; 46 avg 3-D, stride
      * 2: 4.23 against 4.36; 43 max 3-D, stride 2: 2.15 against 3.06). So with a stride
-     * over 1 the two cheapest direct variants come right after the cheapest one; with
-     * stride 1 they come last (kept: the judge decides). */
-    bool taken[sizeof cand / sizeof cand[0]] = { false };
-    int m = 0, direct = 0;
-    for (int i = 0; i < n && m < max && q->s[2] > 1; i++) {
-        if (m > 0 && direct >= 2)
-            break;
-        if (m == 0 || !cand[i].pool.smem) {
-            direct += !cand[i].pool.smem;
-            taken[i] = true;
-            out[m++] = cand[i];
+     * over 1 the two cheapest direct variants move up to right after the cheapest one;
+     * with stride 1 they stay last (kept: the judge decides). */
+    for (int i = 1, pos = 1; i < n && pos < 3 && q->s[2] > 1; i++)
+        if (!cand[i].pool.smem) {
+            recipe_params k = cand[i];
+            memmove(&cand[pos + 1], &cand[pos], (size_t)(i - pos) * sizeof cand[0]);
+            cand[pos++] = k;
         }
-    }
-    int direct_left = 0;
+    int m = 0, direct = 0, direct_left = 0;
     for (int i = 0; i < n; i++)
-        direct_left += !taken[i] && !cand[i].pool.smem;
-    int want = direct_left < 2 - direct ? direct_left : 2 - direct;
+        direct_left += !cand[i].pool.smem;
     for (int i = 0; i < n && m < max; i++) {
-        if (taken[i])
-            continue;
         bool staged = cand[i].pool.smem;
-        if (staged && want > 0 && max - m <= want)
+        int want_direct = direct_left < 2 - direct ? direct_left : 2 - direct;
+        if (staged && want_direct > 0 && max - m <= want_direct)
             continue; /* leave room for the direct ones */
-        if (!staged && want > 0)
-            want--;
+        if (!staged) {
+            direct++;
+            direct_left--;
+        }
         out[m++] = cand[i];
     }
     return m;
