@@ -290,8 +290,8 @@ static int dims_arg(struct walk *w, const json_t *node, size_t pos, int *dim, bo
     if (!json_is_array(a) || json_array_size(a) <= 1)
         return dim_arg(w, node, pos, dim, given);
     size_t n = json_array_size(a);
-    if (n > sizeof w->p->red_dims / sizeof w->p->red_dims[0])
-        return not_covered(w, "%s over more than 8 dims", "a reduction");
+    if (n > RECIPE_MAX_DIMS)
+        return not_covered(w, "%s over more dims than a tensor may have here", "a reduction");
     for (size_t i = 0; i < n; i++) {
         const json_t *d = json_array_get(a, i);
         if (!json_is_integer(d))
@@ -941,7 +941,7 @@ static int reduced_dims(recipe_plan *p, int nd, strbuf *why)
         return 0;
     }
     int n = p->n_dims > 1 ? p->n_dims : 1;
-    int d[8];
+    int d[RECIPE_MAX_DIMS];
     if (n == 1)
         p->red_dims[0] = p->dim;
     for (int i = 0; i < n; i++) {

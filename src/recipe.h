@@ -181,7 +181,7 @@ typedef struct recipe_plan {
     int dim;             /* REDUCE: the (first) reduced dim of the operand, >= 0 */
     int n_dims;          /* REDUCE: consecutive dims reduced from dim (1: one; more: a list
                             of dims, or every dim when the call named none) */
-    int red_dims[8];     /* REDUCE: the dims as the call gave them (before normalising) */
+    int red_dims[RECIPE_MAX_DIMS]; /* REDUCE: the dims as the call gave them (before normalising) */
     bool red_all;        /* REDUCE: no dim given: every dim (sum(x), mean(x), amax(x)) */
     bool keepdim;
     int64_t outer, r, inner; /* REDUCE: the operand viewed as (outer, r, inner); NORM: the output */

@@ -1275,24 +1275,19 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "#define CGR_M %lld\n#define CGR_N %lld\n#define CGR_K %lld\n#define CGR_BATCH %lld\n",
                 (long long)g->m, (long long)g->n, (long long)g->k, (long long)g->batch);
     strbuf_addf(sb, "#define CGR_A %d\n#define CGR_B %d\n", g->a, g->b);
-    if (t->sumb) {
-        /* rows of A against the sum of B's rows (gemm_gemv.cu, CGR_SUMB) */
-        strbuf_addf(sb, "#define CGR_GEMV_ROWS_ARE_M 1\n#define CGR_ROWS %lld\n#define CGR_LDW %lld\n",
-                    (long long)g->m, (long long)g->lda);
-        strbuf_addf(sb, "#define CGR_W %d\n#define CGR_V %d\n", g->a, g->b);
-        strbuf_addf(sb, "#define CGR_VEC %d\n", g->k % 4 == 0 && g->lda % 4 == 0 ? 4 : 1);
-        strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_RPC %d\n", k->threads, t->gemv_rows);
-        strbuf_addf(sb, "#define CGR_SUMB 1\n#define CGR_SUMB_N %lld\n#define CGR_B_KMAJOR %d\n#define CGR_LDB %lld\n",
-                    (long long)g->n, g->b_kmajor, (long long)g->ldb);
-    } else if (t->gemv_rows) {
-        /* rows of the matrix operand, the other one the vector */
-        bool rows_m = g->gemv == 1;
+    if (t->gemv_rows) {
+        /* rows of the matrix operand, the other one the vector (with sumb: rows of A
+         * against the sum of B's rows, which the kernel computes into its workspace) */
+        bool rows_m = t->sumb || g->gemv == 1;
         int64_t ld = rows_m ? g->lda : g->ldb;
         strbuf_addf(sb, "#define CGR_GEMV_ROWS_ARE_M %d\n#define CGR_ROWS %lld\n#define CGR_LDW %lld\n",
                     rows_m, (long long)(rows_m ? g->m : g->n), (long long)ld);
         strbuf_addf(sb, "#define CGR_W %d\n#define CGR_V %d\n", rows_m ? g->a : g->b, rows_m ? g->b : g->a);
         strbuf_addf(sb, "#define CGR_VEC %d\n", g->k % 4 == 0 && ld % 4 == 0 ? 4 : 1);
         strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_RPC %d\n", k->threads, t->gemv_rows);
+        if (t->sumb)
+            strbuf_addf(sb, "#define CGR_SUMB 1\n#define CGR_SUMB_N %lld\n#define CGR_B_KMAJOR %d\n#define CGR_LDB %lld\n",
+                        (long long)g->n, g->b_kmajor, (long long)g->ldb);
     } else {
         strbuf_addf(sb, "#define CGR_A_KMAJOR %d\n#define CGR_B_KMAJOR %d\n", g->a_kmajor, g->b_kmajor);
         strbuf_addf(sb, "#define CGR_LDA %lld\n#define CGR_LDB %lld\n", (long long)g->lda, (long long)g->ldb);
