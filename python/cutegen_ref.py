@@ -26,6 +26,7 @@ only: anything the problem prints goes to stderr. docs/protocol.md describes mes
 """
 
 import argparse
+import copy
 import ctypes
 import ctypes.util
 import glob
@@ -349,8 +350,8 @@ def make_spec(task, seed):
 
 def poison_(torch, t):
     """Fills with all-ones bits: NaN for floats, -1 for signed ints, max for uint8."""
-    if t.numel():
-        t.view(torch.uint8).fill_(0xFF)
+    if t.numel():  # through a 1-D view: a 0-dim tensor cannot be viewed as bytes
+        t.view(-1).view(torch.uint8).fill_(0xFF)
 
 
 class strict_fp32:
@@ -455,8 +456,11 @@ def unravel(index, shape):
 CHUNK = 1 << 27  # elements compared at a time, to bound temporary memory
 
 
-def compare_output(torch, name, got, want, atol, rtol):
-    """Error statistics of one output, computed on the GPU in chunks."""
+def compare_output(torch, name, got, want, atol, rtol, truth=None):
+    """Error statistics of one output, computed on the GPU in chunks. With truth (the
+    output computed in float64), got is compared with truth instead of want, and each
+    element is allowed want's own error on top of the tolerance: |got - truth| <= atol +
+    rtol |truth| + |want - truth|."""
     res = {"name": name, "dtype": dtype_name(torch, want.dtype), "shape": list(want.shape)}
     if got.shape != want.shape or got.dtype != want.dtype:
         res.update(ok=False, message=f"{name}: shape/dtype {list(got.shape)} {got.dtype} "
@@ -465,7 +469,9 @@ def compare_output(torch, name, got, want, atol, rtol):
     floating = want.is_floating_point()
     a_tol, r_tol = tolerances(res["dtype"], atol, rtol) if floating else (0.0, 0.0)
     g, w = got.reshape(-1), want.reshape(-1)
+    tr = truth.reshape(-1) if truth is not None else None
     n = w.numel()
+    ref_err = 0.0
     max_abs = 0.0
     max_rel = 0.0
     sum_abs = 0.0
@@ -476,12 +482,18 @@ def compare_output(torch, name, got, want, atol, rtol):
         gc, wc = g[start:start + CHUNK], w[start:start + CHUNK]
         if floating:
             gd, wd = gc.double(), wc.double()
+            slack = 0.0
+            if tr is not None:
+                td = tr[start:start + CHUNK].double()
+                slack = torch.nan_to_num((wd - td).abs(), nan=0.0, posinf=0.0)
+                ref_err = max(ref_err, float(slack.max())) if slack.numel() else ref_err
+                wd = torch.where(torch.isnan(td), wd, td)
             diff = (gd - wd).abs()
             gnan = torch.isnan(gd)
             wnan = torch.isnan(wd)
             nan += int(gnan.sum())
             diff = torch.where(gnan | wnan, torch.full_like(diff, math.inf), diff)
-            badmask = ~(diff <= a_tol + r_tol * wd.abs())
+            badmask = ~(diff <= a_tol + r_tol * wd.abs() + slack)
             finite = diff[torch.isfinite(diff)]
             if finite.numel():
                 max_abs = max(max_abs, float(finite.max()))
@@ -505,15 +517,69 @@ def compare_output(torch, name, got, want, atol, rtol):
     res.update(ok=bad == 0, max_abs_err=max_abs, mean_abs_err=(sum_abs / n if n else 0.0),
                max_rel_err=max_rel, bad_count=bad, nan_count=nan, numel=n,
                atol=a_tol, rtol=r_tol)
+    if tr is not None:
+        res.update(against="float64", reference_max_abs_err=ref_err)
     if bad:
         fb = first_bad
         res["first_bad"] = fb
         what = "NaN (never written?)" if math.isnan(fb["got"]) else f"{fb['got']:.6g}"
-        res["message"] = (f"{name}: {bad} of {n} elements wrong (atol={a_tol:g}, rtol={r_tol:g}); "
+        vs = (f" against the float64 reference, PyTorch's float32 result being off by up to "
+              f"{ref_err:.3g}" if tr is not None else "")
+        res["message"] = (f"{name}: {bad} of {n} elements wrong (atol={a_tol:g}, rtol={r_tol:g}{vs}); "
                           f"max abs err {max_abs:.3g}, mean abs err {res['mean_abs_err']:.3g}; "
                           f"first at index {fb['index']}: got {what}, expected {fb['expected']:.6g}"
                           + (f"; {nan} NaN" if nan else ""))
     return res
+
+
+def float64_outputs(task, seed, model=None, inputs=None):
+    """The outputs of the model in float64 (parameters, buffers and floating inputs cast),
+    for the seed's model and inputs: the truth a float32 result is judged against when it
+    fails the tolerance against PyTorch's float32 result. None when the model cannot run
+    in float64 (an op without a double kernel, out of memory)."""
+    torch = task.torch
+    try:
+        if model is None:
+            model, _ = task.make_model(seed)
+            inputs = task.make_inputs(seed)
+        m64 = copy.deepcopy(model).double()
+        in64 = [x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x
+                for x in inputs]
+        with torch.no_grad():
+            outs = [o.detach() for o in Task.outputs_of(m64(*in64), torch)]
+        del m64, in64
+        return outs
+    except torch.cuda.OutOfMemoryError:
+        torch.cuda.empty_cache()
+        return None
+    except (RuntimeError, TypeError, NotImplementedError):
+        return None
+
+
+def arbitrate(task, seed, res, outputs, expected, atol, rtol, model=None, inputs=None):
+    """A float32 output that failed against PyTorch's float32 result is judged again
+    against the float64 result, allowed PyTorch's own error on each element (a kernel more
+    exact than the reference is not wrong for it). Inputs a kernel modified stay a failure;
+    other dtypes are not arbitrated. Returns the (possibly new) check result."""
+    torch = task.torch
+    if res["pass"] or res.get("modified_inputs"):
+        return res
+    failed = [i for i, o in enumerate(res["outputs"]) if not o["ok"]]
+    if any(expected[i].dtype != torch.float32 or "max_abs_err" not in res["outputs"][i] for i in failed):
+        return res
+    truths = float64_outputs(task, seed, model, inputs)
+    if truths is None or len(truths) != len(expected) or any(
+            t.shape != e.shape for t, e in zip(truths, expected)):
+        res["arbitration"] = "the model could not be run in float64; the float32 verdict stands"
+        return res
+    outs = list(res["outputs"])
+    for i in failed:
+        name, got = outputs[i]
+        outs[i] = compare_output(torch, name, got, expected[i], atol, rtol, truth=truths[i])
+    del truths
+    ok = all(o["ok"] for o in outs)
+    msgs = [o["message"] for o in outs if not o["ok"]]
+    return dict(res, ok=True, outputs=outs, message="; ".join(msgs), arbitration="float64", **{"pass": ok})
 
 
 def check_outputs(torch, outputs, expected, inputs, pristine, atol, rtol):
@@ -539,11 +605,11 @@ def check_outputs(torch, outputs, expected, inputs, pristine, atol, rtol):
 
 
 def check_trial(trial, atol, rtol):
-    return check_outputs(trial.task.torch,
-                         [(name, view) for name, view, _buf in trial.shared_outputs],
-                         trial.expected,
-                         [(name, view) for name, view, _buf in trial.shared_inputs],
-                         [orig for _name, orig in trial.pristine], atol, rtol)
+    outputs = [(name, view) for name, view, _buf in trial.shared_outputs]
+    res = check_outputs(trial.task.torch, outputs, trial.expected,
+                        [(name, view) for name, view, _buf in trial.shared_inputs],
+                        [orig for _name, orig in trial.pristine], atol, rtol)
+    return arbitrate(trial.task, trial.seed, res, outputs, trial.expected, atol, rtol)
 
 
 # --------------------------------------------------------------------------- timing
@@ -856,6 +922,7 @@ def final_timing(task, req, ran):
     run_kernel()
     torch.cuda.synchronize()
     first = check_outputs(torch, kout, expected, kin, [x for _n, x in pristine], atol, rtol)
+    first = arbitrate(task, seed, first, kout, expected, atol, rtol, model, inputs)
     if not first["pass"]:
         first.update(phase="first call", seed=seed)
         return first
@@ -894,6 +961,7 @@ def final_timing(task, req, ran):
     # skips work on repeated calls leaves NaN behind. (Inputs were checked after the
     # first call: PyTorch has run on the originals since.)
     last = check_outputs(torch, kout, expected, None, None, atol, rtol)
+    last = arbitrate(task, seed, last, kout, expected, atol, rtol, model, inputs)
     if not last["pass"]:
         last.update(phase="last timed call", seed=seed)
         return last

@@ -46,6 +46,10 @@
 #include <cstdint>
 #include "ops.cuh"  // recipe:inline
 
+#ifndef CGR_HOLD_PERSIST
+#define CGR_HOLD_PERSIST 0          // hold: persistent CTAs loading their next chunk before waiting
+#endif
+
 // recipe:params
 #ifndef CGR_GENERATED
 #define CGR_T float                 // element type of the output and the full-size inputs
@@ -101,7 +105,11 @@ constexpr int kNsl = kNslot > 0 ? kNslot : 1;
 constexpr int kThreads = CGR_THREADS, kRowThreads = CGR_ROW_THREADS, kCluster = CGR_CLUSTER;
 constexpr int kVecs = CGR_VECS, kSplit = CGR_SPLIT, kUnroll = CGR_UNROLL;
 constexpr int kRowsPerCta = kMode == ROWS ? kThreads / kRowThreads : 1;
-constexpr int kHoldMinBlocks = kThreads >= 1024 ? 1 : 1024 / kThreads;  // CTAs an SM can always hold
+// hold, persistent (CGR_HOLD_PERSIST): a CTA holds two chunks (the one it writes, the next
+// it loads), so it asks for half as many CTAs an SM unless CGR_MIN_BLOCKS says more
+constexpr bool kPersist = CGR_HOLD_PERSIST != 0;
+constexpr int kHoldMinBlocks = kPersist ? (CGR_MIN_BLOCKS > 1 ? CGR_MIN_BLOCKS : (kThreads >= 512 ? 1 : 512 / kThreads))
+                                        : (kThreads >= 1024 ? 1 : 1024 / kThreads);  // CTAs an SM can always hold
 constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
 constexpr int kG = kCluster * kRowThreads;                       // threads sharing a row
 constexpr int64_t kMaxRowVecs = kR % kVec == 0 ? kR / kVec : (kR + 2 * kVec - 2) / kVec;
@@ -113,6 +121,7 @@ static_assert(kMode != COLS || kVecs == 0 || kVecs == kR, "a column is held whol
 static_assert(kMode == POINTWISE || kNstat > 0, "statistics");
 static_assert(kMode != POINTWISE || (kO == 1 && kI == 1), "the pointwise pass is one row");
 static_assert(kLevels >= 1 && kLevels <= 2, "passes of statistics");
+static_assert(!kPersist || (kMode == HOLD && kLevels == 1), "persistent hold: one pass of statistics");
 static_assert(kMode != HOLD || (kI == 1 && kVecs > 0 && kRowThreads == kThreads &&
                                 kSplit == (kMaxRowVecs + kHoldChunk - 1) / kHoldChunk), "hold: chunks of a row");
 
@@ -984,6 +993,131 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_kernel(const Ar
     }
 }
 
+// Persistent HOLD: as hold_kernel, but a CTA loops over chunks, and takes and loads its
+// next chunk before it waits for the current chunk's row, so its loads stay in flight while
+// the row completes (one pass of statistics). No deadlock: a CTA waiting on row o holds a
+// published chunk of o and at most one unpublished chunk of a later row; the earliest
+// unfinished row's chunks were all handed out before any later chunk, to running CTAs
+// that publish them without waiting on that row (the earliest), and a row's SPLIT chunks
+// fit the CTAs running at once (checked at launch).
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_persist_kernel(const Args a)
+{
+    __shared__ Acc red[kNs][kThreads / 32];
+    __shared__ unsigned long long tiles[2];
+    __shared__ int last;
+    constexpr unsigned long long kTotal = (unsigned long long)(kO * kSplit);
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    T buf_a[kVecs > 0 ? kVecs : 1][kNf][kVec], buf_b[kVecs > 0 ? kVecs : 1][kNf][kVec];
+    auto take = [&](int slot) {
+        if (threadIdx.x == 0)
+            tiles[slot] = atomicAdd(a.ticket, 1ull);
+        __syncthreads();
+        return tiles[slot];
+    };
+    auto span = [&](unsigned long long t, int64_t &o, int64_t &c, int64_t &c0, int64_t &c1) {
+        o = int64_t(t / kSplit);
+        c = int64_t(t % kSplit);
+        const int64_t v0 = o * kR / kVec, v1 = (o * kR + kR + kVec - 1) / kVec;
+        c0 = v0 + c * kHoldChunk;
+        c1 = c0 + kHoldChunk < v1 ? c0 + kHoldChunk : v1;
+    };
+    auto load = [&](unsigned long long t, T (&buf)[kVecs > 0 ? kVecs : 1][kNf][kVec]) {
+        if (t >= kTotal)
+            return;
+        int64_t o, c, c0, c1;
+        span(t, o, c, c0, c1);
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs; ++k) {
+            const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
+            if (w < c1)
+                load_row_vec<true>(a, o, w, buf[k]);
+        }
+    };
+    // the statistics of chunk t (held in cur), published; the next chunk taken and loaded
+    // into nxt; then, once t's row is complete, cur written. Returns the next chunk.
+    auto step = [&](unsigned long long t, T (&cur)[kVecs > 0 ? kVecs : 1][kNf][kVec],
+                    T (&nxt)[kVecs > 0 ? kVecs : 1][kNf][kVec], int slot) {
+        int64_t o, c, c0, c1;
+        span(t, o, c, c0, c1);
+        float slots[kNsl];
+        CUTE_UNROLL
+        for (int q = 0; q < kNsl; ++q) slots[q] = 0.f;
+        Local loc[kNs];
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            loc[K] = local_init<K>();
+        });
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs; ++k) {
+            const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
+            if (w < c1)
+                add_vec<0>(a, o, w, cur[k], sval, slots, loc);
+        }
+        Acc acc[kNs];
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            acc[K] = local_done<K>(loc[K]);
+        });
+        group_combine<0>(acc, red);
+        if (threadIdx.x == 0) {
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                a.part[(o * kSplit + c) * kNstat + K] = acc[K];
+            });
+            __threadfence();
+            last = atomicAdd(&a.count[o], 1u) == unsigned(kSplit - 1);
+        }
+        __syncthreads();
+        if (last) {
+            __threadfence();
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                Acc v = acc_identity<K>();
+                for (int64_t s = threadIdx.x; s < kSplit; s += kThreads)
+                    v = combine<K>(v, __ldcg(&a.part[(o * kSplit + s) * kNstat + K]));
+                acc[K] = v;
+            });
+            group_combine<0>(acc, red);
+            if (threadIdx.x == 0) {
+                for_stats([&](auto kc) {
+                    constexpr int K = decltype(kc)::value;
+                    to_slots<K>(acc[K], a.slots + o * kNslot);
+                });
+                __threadfence();
+                atomicExch(&a.ready[o], 1u);
+            }
+        }
+        const unsigned long long next = take(slot);
+        load(next, nxt);
+        if (threadIdx.x == 0) {
+            unsigned spins = 0;
+            while (*static_cast<volatile unsigned *>(&a.ready[o]) == 0u && ++spins < (1u << 26))
+                __nanosleep(128);
+            __threadfence();
+        }
+        __syncthreads();
+        CUTE_UNROLL
+        for (int q = 0; q < kNslot; ++q) slots[q] = __ldcg(a.slots + o * kNslot + q);
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs; ++k) {
+            const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
+            if (w < c1)
+                write_vec(a, o, w, cur[k], sval, slots);
+        }
+        return next;
+    };
+    unsigned long long t = take(0);
+    load(t, buf_a);
+    while (t < kTotal) {
+        t = step(t, buf_a, buf_b, 1);
+        if (t >= kTotal)
+            break;
+        t = step(t, buf_b, buf_a, 0);
+    }
+}
+
 // ------------------------------------------------------------------ host
 
 static const int kInNdim[] = CGR_IN_NDIMS;
@@ -1043,7 +1177,12 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
             return CG_UNSUPPORTED;
         if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
             return CG_LAUNCH_FAILED;
-        hold_kernel<><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);
+        if constexpr (kPersist) {
+            const int64_t resident = int64_t(kHoldMinBlocks) * sms;
+            hold_persist_kernel<><<<unsigned(kO * kSplit < resident ? kO * kSplit : resident), kThreads, 0, stream>>>(a);
+        } else {
+            hold_kernel<><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);
+        }
     } else {
         if (kO * kSplit > 0x7fffffff || (kI + kThreads - 1) / kThreads > 0x7fffffff || kApplyCtas > 0x7fffffff)
             return CG_UNSUPPORTED;

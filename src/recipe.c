@@ -493,6 +493,138 @@ static int gemm_batchnorm(struct walk *w, const json_t *node, const struct value
     return 0;
 }
 
+/* The size of the first dim of the tensor an expression is computed over: that of its
+ * input with the most dims (inputs broadcast into it); -1 when two inputs with that many
+ * dims differ (the broadcast shape is then no input's). */
+static int64_t leading_extent(const recipe_plan *p, int node)
+{
+    int64_t best = -1;
+    int best_nd = -1, stack[256], top = 0;
+    stack[top++] = node;
+    while (top > 0) {
+        const rx_node *x = &p->nodes[stack[--top]];
+        if (x->op == RX_INPUT) {
+            const recipe_tensor *t = &p->inputs[x->input];
+            if (t->ndim > best_nd) {
+                best_nd = t->ndim;
+                best = t->ndim > 0 ? t->shape[0] : 1;
+            } else if (t->ndim == best_nd && t->ndim > 0 && t->shape[0] != best && t->shape[0] != 1 && best != 1) {
+                return -1;
+            } else if (t->ndim == best_nd && t->ndim > 0 && best == 1) {
+                best = t->shape[0];
+            }
+        }
+        if (x->a >= 0 && top < 256)
+            stack[top++] = x->a;
+        if (x->b >= 0 && top < 256)
+            stack[top++] = x->b;
+    }
+    return best;
+}
+
+static struct value const_value(double v)
+{
+    struct value c;
+    memset(&c, 0, sizeof c);
+    c.kind = V_CONST;
+    c.num = v;
+    return c;
+}
+
+/* The pointwise loss of d = input - target with threshold t, as min/max (there is no
+ * select op): smooth_l1 = 0.5 min(|d|, t)^2 / t + max(|d| - t, 0), huber = t times that. */
+static int threshold_loss(struct walk *w, const struct value *d, double t, double scale, struct value *out,
+                          const char *what)
+{
+    struct value ad, lo, hi, tc = const_value(t), half = const_value(0.5 / t), sc = const_value(scale);
+    if (make_op(w, RX_ABS, d, NULL, 0, 0, &ad, what) || make_op(w, RX_MIN, &ad, &tc, 0, 0, &lo, what) ||
+        make_op(w, RX_SQUARE, &lo, NULL, 0, 0, &lo, what) || make_op(w, RX_MUL, &lo, &half, 0, 0, &lo, what) ||
+        make_op(w, RX_SUB, &ad, &tc, 0, 0, &hi, what) || make_op(w, RX_RELU, &hi, NULL, 0, 0, &hi, what) ||
+        make_op(w, RX_ADD, &lo, &hi, 0, 0, out, what))
+        return 1;
+    return scale != 1.0 ? make_op(w, RX_MUL, out, &sc, 0, 0, out, what) : 0;
+}
+
+/* Loss functions of torch.nn.functional over (input, target): the pointwise loss, then the
+ * reduction its `reduction` names: 'mean' over every element, 'sum', 'batchmean' (kl_div:
+ * the sum over the size of the first dim), 'none' (no reduction). kl_div(input, target) =
+ * target (log target - input), with target log target as target log max(target, FLT_MIN)
+ * so that a zero target gives 0 as torch's xlogy does; with log_target, exp(target)
+ * (target - input). -2 when name is no loss function. */
+static int loss(struct walk *w, const char *name, const json_t *node, const struct value *x, bool is_module,
+                struct value *out)
+{
+    static const char *names[] = { "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div" };
+    size_t which = 0;
+    while (which < sizeof names / sizeof names[0] && strcmp(name, names[which]))
+        which++;
+    if (is_module || which == sizeof names / sizeof names[0])
+        return -2;
+    const json_t *ta = arg_at(node, 1, "target");
+    if (!ta)
+        return not_covered(w, "%s without a target", name);
+    struct value t, d, v;
+    if (arg_value(w, ta, &t, name))
+        return 1;
+    if (t.kind != V_EXPR)
+        return not_covered(w, "%s with a target that is not a tensor", name);
+    bool huber = which == 3;
+    const json_t *sa = huber ? NULL : arg_at(node, 2, "size_average"), *rd = huber ? NULL : arg_at(node, 3, "reduce");
+    if ((sa && !json_is_null(sa)) || (rd && !json_is_null(rd)))
+        return not_covered(w, "%s with the deprecated size_average/reduce arguments", name);
+    const json_t *ra = arg_at(node, huber ? 2 : 4, "reduction"), *wt = arg_at(node, 99, "weight");
+    const char *red = ra && json_is_string(ra) ? json_string_value(ra) : "mean";
+    if (ra && !json_is_string(ra))
+        return not_covered(w, "%s with a reduction that is not a constant string", name);
+    if (wt && !json_is_null(wt))
+        return not_covered(w, "%s with a weight", name);
+    bool batchmean = !strcmp(red, "batchmean");
+    if (strcmp(red, "mean") && strcmp(red, "sum") && strcmp(red, "none") && !(batchmean && which == 4))
+        return not_covered(w, "%s with an unknown reduction", name);
+    if (which == 4) {
+        const json_t *lt = arg_at(node, 5, "log_target");
+        struct value a, b, floor = const_value(1.17549435e-38);
+        if (lt && json_is_true(lt)) {
+            if (make_op(w, RX_SUB, &t, x, 0, 0, &a, name) || make_op(w, RX_EXP, &t, NULL, 0, 0, &b, name) ||
+                make_op(w, RX_MUL, &b, &a, 0, 0, &v, name))
+                return 1;
+        } else if (make_op(w, RX_MAX, &t, &floor, 0, 0, &a, name) || make_op(w, RX_LOG, &a, NULL, 0, 0, &a, name) ||
+                   make_op(w, RX_SUB, &a, x, 0, 0, &a, name) || make_op(w, RX_MUL, &t, &a, 0, 0, &v, name)) {
+            return 1;
+        }
+    } else {
+        if (make_op(w, RX_SUB, x, &t, 0, 0, &d, name))
+            return 1;
+        double p = 1.0;
+        if (which >= 2 && num_arg(w, node, which == 3 ? 3 : 5, which == 3 ? "delta" : "beta", 1.0, &p, name))
+            return 1;
+        if (which >= 2 && !(p > 0))
+            return not_covered(w, "%s with a threshold <= 0 (a plain l1_loss)", name);
+        int rc = which == 0 ? make_op(w, RX_SQUARE, &d, NULL, 0, 0, &v, name)
+               : which == 1 ? make_op(w, RX_ABS, &d, NULL, 0, 0, &v, name)
+                            : threshold_loss(w, &d, p, which == 3 ? p : 1.0, &v, name);
+        if (rc)
+            return rc;
+    }
+    if (!strcmp(red, "none")) {
+        *out = v;
+        return 0;
+    }
+    int64_t n0 = batchmean ? leading_extent(w->p, v.node) : 1;
+    if (batchmean && n0 <= 0)
+        return not_covered(w, "%s with batchmean over inputs whose first dims differ", name);
+    if (begin_reduction(w, &v, name))
+        return 1;
+    w->p->red_all = true;
+    if (set_reduction(w, !strcmp(red, "mean") ? RED_MEAN : RED_SUM, v.node, 0, false, out))
+        return 1;
+    if (batchmean) {
+        struct value inv = const_value(1.0 / (double)n0);
+        return make_op(w, RX_MUL, out, &inv, 0, 0, out, name);
+    }
+    return 0;
+}
+
 /* Unary and binary elementwise ops by name, with their constants from args or kwargs
  * (functions and methods) or from the module's repr (modules). -2: not one. */
 static int elementwise(struct walk *w, const char *name, const json_t *node, const struct value *x,
@@ -783,6 +915,8 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
             if (arg_value(w, a0, &x, fname))
                 return 1;
             rc = reduction(w, fname, node, &x, repr, is_module, &out);
+            if (rc == -2)
+                rc = loss(w, fname, node, &x, is_module, &out);
             if (rc == -2)
                 rc = elementwise(w, fname, node, &x, repr, is_module, &out);
             if (rc == -2)

@@ -278,6 +278,113 @@ static void test_reduce_plans(void **state)
     recipe_plan_release(&p);
 }
 
+/* A spec of two [64, 128] inputs p and t and the one graph node `call` over them (its
+ * JSON: target, args, kwargs), the output a scalar unless none_out. */
+static json_t *loss_spec(const char *call, const char *pre, bool none_out)
+{
+    char *text = xasprintf(
+        "{\"problem\": \"loss.py\", \"inputs\": [{\"name\": \"p\", \"kind\": \"input\", \"dtype\": \"float32\","
+        " \"shape\": [64, 128], \"stride\": [128, 1]}, {\"name\": \"t\", \"kind\": \"input\", \"dtype\":"
+        " \"float32\", \"shape\": [64, 128], \"stride\": [128, 1]}], \"outputs\": [{\"name\": \"output\","
+        " \"kind\": \"output\", \"dtype\": \"float32\", \"shape\": %s, \"stride\": %s}], \"graph\": ["
+        "{\"name\": \"p\", \"op\": \"placeholder\", \"target\": \"p\", \"args\": [], \"kwargs\": {}},"
+        " {\"name\": \"t\", \"op\": \"placeholder\", \"target\": \"t\", \"args\": [], \"kwargs\": {}},%s"
+        " {\"name\": \"l\", \"op\": \"call_function\", %s},"
+        " {\"name\": \"output\", \"op\": \"output\", \"target\": \"output\", \"args\": [\"%%l\"], \"kwargs\": {}}]}",
+        none_out ? "[64, 128]" : "[]", none_out ? "[128, 1]" : "[]", pre, call);
+    json_error_t jerr;
+    json_t *spec = json_loads(text, 0, &jerr);
+    if (!spec)
+        fail_msg("loss spec: %s", jerr.text);
+    free(text);
+    return spec;
+}
+
+static void recognise_or_fail(json_t *spec, recipe_plan *p, const char *what)
+{
+    strbuf why = STRBUF_INIT;
+    recipe_plan_init(p);
+    if (recipe_recognise(spec, p, &why))
+        fail_msg("%s not recognised: %s", what, why.buf);
+    strbuf_release(&why);
+    json_decref(spec);
+}
+
+/* The loss functions: the pointwise loss (checked against its definition on the CPU
+ * through rx_eval), the reduction their `reduction` names, and batchmean's 1/size(0). */
+static void test_loss_functions(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    static const float d[] = { -3.f, -0.7f, -0.2f, 0.f, 0.1f, 0.3f, 0.49f, 0.51f, 2.5f };
+    recognise_or_fail(loss_spec("\"target\": \"torch.nn.functional.smooth_l1_loss\", \"args\": [\"%p\", \"%t\"],"
+                                " \"kwargs\": {\"beta\": 0.5}", "", false), &p, "smooth_l1_loss(beta=0.5)");
+    assert_int_equal(p.family, RECIPE_REDUCE);
+    assert_int_equal(p.red, RED_MEAN);
+    assert_int_equal(p.outer, 1);
+    assert_int_equal(p.r, 64 * 128);
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+        float x[2] = { 1.f + d[i], 1.f }, ad = fabsf(d[i]);
+        float want = ad < 0.5f ? 0.5f * d[i] * d[i] / 0.5f : ad - 0.25f;
+        assert_float_equal(rx_eval(&p, p.root, x, 0.f), want, 1e-6);
+    }
+    recipe_plan_release(&p);
+
+    recognise_or_fail(loss_spec("\"target\": \"torch.nn.functional.huber_loss\", \"args\": [\"%p\", \"%t\"],"
+                                " \"kwargs\": {\"reduction\": \"sum\", \"delta\": 2.0}", "", false), &p, "huber_loss");
+    assert_int_equal(p.red, RED_SUM);
+    for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
+        float x[2] = { 2.f * d[i], 0.f }, ad = fabsf(2.f * d[i]);
+        float want = ad < 2.f ? 0.5f * ad * ad : 2.f * (ad - 1.f);
+        assert_float_equal(rx_eval(&p, p.root, x, 0.f), want, 1e-5);
+    }
+    recipe_plan_release(&p);
+
+    /* kl_div(log(p), t, reduction='batchmean'): sum of t (log t - log p), over size(0);
+     * a zero target contributes 0 (xlogy) */
+    recognise_or_fail(loss_spec("\"target\": \"torch.nn.functional.kl_div\", \"args\": [\"%lp\", \"%t\"],"
+                                " \"kwargs\": {\"reduction\": \"batchmean\"}",
+                                " {\"name\": \"lp\", \"op\": \"call_function\", \"target\": \"torch.log\","
+                                " \"args\": [\"%p\"], \"kwargs\": {}},", false), &p, "kl_div(batchmean)");
+    assert_int_equal(p.red, RED_SUM);
+    assert_true(p.epi >= 0);
+    assert_float_equal(rx_eval(&p, p.epi, (float[2]){ 0, 0 }, 128.f), 2.f, 1e-6); /* 128 / 64 */
+    static const float pt[][2] = { { 0.25f, 0.5f }, { 0.5f, 0.125f }, { 0.3f, 0.f }, { 1e-3f, 0.9f } };
+    for (size_t i = 0; i < sizeof pt / sizeof pt[0]; i++) {
+        float want = pt[i][1] > 0 ? pt[i][1] * (logf(pt[i][1]) - logf(pt[i][0])) : 0.f;
+        assert_float_equal(rx_eval(&p, p.root, pt[i], 0.f), want, 1e-6);
+    }
+    recipe_plan_release(&p);
+
+    /* reduction='none': the pointwise family */
+    recognise_or_fail(loss_spec("\"target\": \"torch.nn.functional.mse_loss\", \"args\": [\"%p\", \"%t\"],"
+                                " \"kwargs\": {\"reduction\": \"none\"}", "", true), &p, "mse_loss(none)");
+    assert_int_equal(p.family, RECIPE_POINTWISE);
+    assert_float_equal(rx_eval(&p, p.root, (float[2]){ 3.f, 1.f }, 0.f), 4.f, 0);
+    recipe_plan_release(&p);
+
+    /* what stays uncovered says why */
+    static const char *const bad[][2] = {
+        { "\"target\": \"torch.nn.functional.l1_loss\", \"args\": [\"%p\", \"%t\"], \"kwargs\": {\"reduction\": \"batchmean\"}",
+          "unknown reduction" },
+        { "\"target\": \"torch.nn.functional.mse_loss\", \"args\": [\"%p\", \"%t\", true], \"kwargs\": {}",
+          "deprecated" },
+        { "\"target\": \"torch.nn.functional.mse_loss\", \"args\": [\"%p\", \"%t\"], \"kwargs\": {\"weight\": \"%p\"}",
+          "weight" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *spec = loss_spec(bad[i][0], "", false);
+        strbuf why = STRBUF_INIT;
+        recipe_plan_init(&p);
+        assert_int_equal(recipe_recognise(spec, &p, &why), 1);
+        if (!strstr(why.buf, bad[i][1]))
+            fail_msg("expected '%s' in: %s", bad[i][1], why.buf);
+        strbuf_release(&why);
+        recipe_plan_release(&p);
+        json_decref(spec);
+    }
+}
+
 static void test_input_kinds(void **state)
 {
     (void)state;
@@ -1705,6 +1812,7 @@ int main(void)
         cmocka_unit_test(test_pointwise_math),
         cmocka_unit_test(test_reduce_plans),
         cmocka_unit_test(test_input_kinds),
+        cmocka_unit_test(test_loss_functions),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_generate_all),
         cmocka_unit_test(test_variants_pruned),
