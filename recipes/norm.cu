@@ -46,10 +46,6 @@
 #include <cstdint>
 #include "ops.cuh"  // recipe:inline
 
-#ifndef CGR_HOLD_PERSIST
-#define CGR_HOLD_PERSIST 0          // hold: persistent CTAs loading their next chunk before waiting
-#endif
-
 // recipe:params
 #ifndef CGR_GENERATED
 #define CGR_T float                 // element type of the output and the full-size inputs
@@ -82,6 +78,9 @@ __host__ __device__ constexpr int cgr_access(int i) { return 0 * i; }
 __device__ __forceinline__ int64_t cgr_off(int i, int64_t o, int64_t r, int64_t n) { return 0 * (i + o + r + n); }
 __device__ __forceinline__ float cgr_pro(int k, const float *x) { return k == 0 ? x[0] : 0.f; }
 __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) * rsqrtf(x[2] + 1e-5f); }
+#endif
+#ifndef CGR_HOLD_PERSIST
+#define CGR_HOLD_PERSIST 0          // hold: persistent CTAs loading their next chunk before waiting
 #endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && CGR_CLUSTER > 1

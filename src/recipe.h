@@ -272,6 +272,8 @@ typedef struct recipe_params {
                         row, the row held in registers (recipes/softmax_cluster.cu, with
                         cache vectors a thread); 0: not a cluster kernel */
     int min_blocks;  /* NORM rows: CTAs an SM the kernel's __launch_bounds__ asks for (0: 1) */
+    int persist;     /* NORM hold: persistent CTAs that load their next chunk before waiting
+                        for the current chunk's row (CGR_HOLD_PERSIST) */
     recipe_gemm_params gemm; /* GEMM */
     recipe_conv_params conv; /* CONV */
     struct recipe_pool_params {

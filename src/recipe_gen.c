@@ -387,6 +387,8 @@ void recipe_params_format(const recipe_params *k, strbuf *out)
         strbuf_addf(out, " row_threads=%d split=%d cache=%d", k->row_threads, k->split, k->cache);
     if (k->min_blocks > 1)
         strbuf_addf(out, " minb=%d", k->min_blocks);
+    if (k->persist)
+        strbuf_adds(out, " persistent");
     if (k->pool.tx)
         strbuf_addf(out, " tx=%d cols=%d rows=%d %s", k->pool.tx, k->pool.cols, k->pool.rows,
                     k->pool.smem ? "staged" : "direct");

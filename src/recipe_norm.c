@@ -1668,7 +1668,7 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         /* a cluster a row: only for rows one CTA cannot hold; first the shapes that leave
          * a thread few vectors (<= 12) so that two CTAs fit an SM (one CTA's loads overlap
          * the other's stores), then one CTA an SM */
-        recipe_params cl_k[8], hold_k[3];
+        recipe_params cl_k[8], hold_k[4];
         int ncl = 0, nhold = 0, light = 0;
         if (!fits_cta && hw->sm >= 90 && rows * 8 <= 0x7fffffff) {
             static const int ct[][3] = { { 256, 8, 2 }, { 256, 4, 2 }, { 512, 2, 1 }, { 512, 4, 1 }, { 256, 4, 1 },
@@ -1696,6 +1696,15 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                     continue;
                 hold_k[nhold++] = (recipe_params){ .threads = t, .row_threads = t, .split = (int)chunks, .cache = u };
             }
+        }
+        /* the first chunk shape with persistent CTAs (one pass of statistics): a CTA holds
+         * two chunks, so half as many CTAs an SM, and a row's chunks must fit those */
+        if (nhold > 0 && p->norm->levels <= 1 && hold_k[0].threads <= 512 &&
+            hold_k[0].split <= (int64_t)(512 / hold_k[0].threads) * sms) {
+            memmove(&hold_k[2], &hold_k[1], (size_t)(nhold - 1) * sizeof hold_k[0]);
+            hold_k[1] = hold_k[0];
+            hold_k[1].persist = 1;
+            nhold++;
         }
         /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
          * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
@@ -1862,7 +1871,9 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                 nm->levels > 0 ? nm->levels : 1);
     strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_ROW_THREADS %d\n#define CGR_CLUSTER %d\n", k->threads,
                 k->row_threads > 0 ? k->row_threads : k->threads, k->cluster > 1 ? k->cluster : 1);
-    strbuf_addf(sb, "#define CGR_MIN_BLOCKS %d\n", mode == NM_ROWS && k->min_blocks > 1 ? k->min_blocks : 1);
+    strbuf_addf(sb, "#define CGR_MIN_BLOCKS %d\n", (mode == NM_ROWS || mode == NM_HOLD) && k->min_blocks > 1 ? k->min_blocks : 1);
+    if (mode == NM_HOLD && k->persist)
+        strbuf_adds(sb, "#define CGR_HOLD_PERSIST 1\n");
     strbuf_addf(sb, "#define CGR_VECS %d\n#define CGR_SPLIT %d\n#define CGR_UNROLL %d\n",
                 mode == NM_ROWS || mode == NM_COLS || mode == NM_HOLD ? k->cache : 0,
                 mode == NM_SPLIT || mode == NM_HOLD ? k->split : 1, k->unroll > 0 ? k->unroll : 1);

@@ -1385,11 +1385,29 @@ static void test_norm_variants(void **state)
             assert_true((int64_t)v[i].cluster * v[i].threads * v[i].cache >= 16385);
     recipe_plan_release(&p);
 
-    /* 16 rows of 4 Mi (LayerNorm): split over CTAs through the workspace */
+    /* 16 rows of 4 Mi (LayerNorm): split over CTAs through the workspace; 512 chunks a row
+     * would not fit the persistent CTAs (2 an SM), so no persistent variant */
     load("layernorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 0 && v[0].split > 1);
     assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_SPLIT);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(v[i].persist, 0);
+    recipe_plan_release(&p);
+
+    /* GroupNorm (rows of 2 Mi): held chunks, and the same shape with persistent CTAs (one
+     * pass of statistics; 256 chunks a row fit 2 CTAs an SM on 132 SMs) */
+    load("groupnorm", &p);
+    n = recipe_variants(&p, &hw, v, 64);
+    int persistent = -1;
+    for (int i = 0; i < n; i++)
+        if (v[i].persist)
+            persistent = i;
+    assert_true(persistent > 0);
+    assert_int_equal(recipe_norm_mode(&p, &v[persistent]), NM_HOLD);
+    assert_true(v[persistent].threads == v[0].threads && v[persistent].split == v[0].split &&
+                v[persistent].split <= 2 * hw.sms);
+    assert_generated(&p, &v[persistent], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MODE 4", NULL });
     recipe_plan_release(&p);
 
     /* a strided reduction over 64 channels: a thread a column, the column in registers */
