@@ -46,6 +46,8 @@
 #define CGR_IN_SHAPES {{128, 4096}}
 #define CGR_OUT_NDIM 2
 #define CGR_OUT_SHAPE {128, 4096}
+#define CGR_OP_NDIM 2               // the reduced operand's shape (broadcast inputs are read into it)
+#define CGR_OP_SHAPE {128, 4096}
 __device__ __forceinline__ float cgr_pro(const float *x) { return x[0]; }
 __device__ __forceinline__ float cgr_epi(float r) { return r; }
 #endif
@@ -92,11 +94,30 @@ template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
     }
 }
 
+constexpr int kOpNdim = CGR_OP_NDIM;
+__host__ __device__ constexpr int64_t op_dim(int d)
+{
+    constexpr int64_t shape[CG_MAX_DIMS] = CGR_OP_SHAPE;
+    return shape[d];
+}
 struct Args {
     const void *in[kNin];
     OutT *out;
     void *ws;
+    int64_t bstride[kNin][CG_MAX_DIMS];  // BCAST inputs: element strides along the operand's dims (0: broadcast)
 };
+
+// Offset of BCAST input I's element at flat operand index idx.
+template <int I> __device__ __forceinline__ int64_t bcast_off(const Args &a, int64_t idx)
+{
+    int64_t off = 0;
+    CUTE_UNROLL
+    for (int d = kOpNdim - 1; d >= 0; --d) {
+        off += (idx % op_dim(d)) * a.bstride[I][d];
+        idx /= op_dim(d);
+    }
+    return off;
+}
 
 // ------------------------------------------------------------------ accumulators
 
@@ -235,6 +256,8 @@ __device__ __forceinline__ float load_val(const Args &a, int64_t idx)
             x[I] = cgr::to_f(p[idx]);
         else if constexpr (In<I>::kind == CGR_SCALAR)
             x[I] = cgr::to_f(p[0]);
+        else if constexpr (In<I>::kind == CGR_BCAST)
+            x[I] = cgr::to_f(__ldg(p + bcast_off<I>(a, idx)));
         else
             x[I] = 0.f;
     });
@@ -246,14 +269,28 @@ __device__ __forceinline__ void load_vec(const Args &a, int64_t idx, float (&v)[
 {
     alignas(16) T raw[kNin > 0 ? kNin : 1][kVec];
     float sval[kNin > 0 ? kNin : 1];
+    float bval[kNin > 0 ? kNin : 1][kVec];
     for_inputs([&](auto ic) {
         constexpr int I = decltype(ic)::value;
         using E = typename In<I>::type;
         const E *p = static_cast<const E *>(a.in[I]);
-        if constexpr (In<I>::kind == CGR_FULL)
+        if constexpr (In<I>::kind == CGR_FULL) {
             *reinterpret_cast<uint4 *>(raw[I]) = *reinterpret_cast<const uint4 *>(p + idx);
-        else if constexpr (In<I>::kind == CGR_SCALAR)
+        } else if constexpr (In<I>::kind == CGR_SCALAR) {
             sval[I] = cgr::to_f(p[0]);
+        } else if constexpr (In<I>::kind == CGR_BCAST) {
+            // the vector lies within one last-dim row of the operand when that dim is a
+            // multiple of kVec (idx is): consecutive elements step by the last stride
+            const int64_t s = a.bstride[I][kOpNdim - 1];
+            if (op_dim(kOpNdim - 1) % kVec == 0) {
+                const E *q = p + bcast_off<I>(a, idx);
+                CUTE_UNROLL
+                for (int e = 0; e < kVec; ++e) bval[I][e] = cgr::to_f(__ldg(q + e * s));
+            } else {
+                CUTE_UNROLL
+                for (int e = 0; e < kVec; ++e) bval[I][e] = cgr::to_f(__ldg(p + bcast_off<I>(a, idx + e)));
+            }
+        }
     });
     CUTE_UNROLL
     for (int e = 0; e < kVec; ++e) {
@@ -264,6 +301,8 @@ __device__ __forceinline__ void load_vec(const Args &a, int64_t idx, float (&v)[
                 x[I] = cgr::to_f(raw[I][e]);
             else if constexpr (In<I>::kind == CGR_SCALAR)
                 x[I] = sval[I];
+            else if constexpr (In<I>::kind == CGR_BCAST)
+                x[I] = bval[I][e];
             else
                 x[I] = 0.f;
         });
@@ -506,10 +545,23 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     bool ok = true;
     bool aligned = (reinterpret_cast<uintptr_t>(y.data) % 16) == 0;
     auto check = [&](int i, int kind, int dtype) {
-        a.in[i] = in[i].data;
-        if (kind == CGR_BCAST ||
-            !cgr::input_fits(in[i], kind, dtype, kInNdim[i], kInShape[i], &aligned))
+        const cg_tensor &t = in[i];
+        a.in[i] = t.data;
+        if (!cgr::input_fits(t, kind, dtype, kInNdim[i], kInShape[i], &aligned)) {
             ok = false;
+        } else if (kind == CGR_BCAST) {  // right-aligned against the operand, each dim equal or 1
+            const int lead = kOpNdim - t.ndim;
+            if (lead < 0) {
+                ok = false;
+                return;
+            }
+            for (int d = 0; d < kOpNdim; ++d) {
+                const int j = d - lead;
+                a.bstride[i][d] = (j < 0 || t.shape[j] == 1) ? 0 : t.stride[j];
+                if (j >= 0 && t.shape[j] != 1 && t.shape[j] != op_dim(d))
+                    ok = false;
+            }
+        }
     };
 #define CGR_CHECK_IN(i, ctype, k, dt) check(i, k, dt);
     CGR_INPUTS(CGR_CHECK_IN)

@@ -1038,18 +1038,16 @@ static int classify_inputs(recipe_plan *p, const recipe_tensor *shape_of, bool r
             p->kind[i] = RK_FULL;
             continue;
         }
-        if (reduce) {
-            strbuf_addf(why, "not covered: input '%s' of the reduced operand is broadcast or "
-                             "not contiguous", t->name);
-            return 1;
-        }
-        /* broadcastable to the output: right-aligned, each dim equal or 1 */
+        /* read through its strides (the kernels take them at run time), when
+         * broadcastable to the output (or the reduced operand): right-aligned, each dim
+         * equal or 1 */
         int lead = shape_of->ndim - t->ndim;
         bool ok = lead >= 0;
         for (int d = 0; ok && d < t->ndim; d++)
             ok = t->shape[d] == 1 || t->shape[d] == shape_of->shape[d + lead];
         if (!ok) {
-            strbuf_addf(why, "not covered: input '%s' does not broadcast to the output's shape", t->name);
+            strbuf_addf(why, "not covered: input '%s' does not broadcast to the %s's shape", t->name,
+                        reduce ? "reduced operand" : "output");
             return 1;
         }
         p->kind[i] = RK_BCAST;
@@ -1106,12 +1104,13 @@ static int reduced_dims(recipe_plan *p, int nd, strbuf *why)
 
 static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_acc, strbuf *why)
 {
-    /* the operand's shape: that of its first full-size input */
+    /* the operand's shape: that of its largest input (the others broadcast into it) */
     bool used[RECIPE_MAX_INPUTS] = { false };
     mark_used(p, p->root, used);
     const recipe_tensor *x = NULL;
-    for (int i = 0; i < p->n_inputs && !x; i++)
-        if (used[i] && numel(&p->inputs[i]) > 1)
+    for (int i = 0; i < p->n_inputs; i++)
+        if (used[i] && numel(&p->inputs[i]) > 1 &&
+            (!x || p->inputs[i].ndim > x->ndim || (p->inputs[i].ndim == x->ndim && numel(&p->inputs[i]) > numel(x))))
             x = &p->inputs[i];
     if (!x) {
         strbuf_adds(why, "not covered: the reduced operand has no tensor input");
@@ -1123,17 +1122,11 @@ static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_ac
     }
     if (classify_inputs(p, x, true, why))
         return 1;
+    p->operand = *x;
     int nd = x->ndim;
     if (reduced_dims(p, nd, why))
         return 1;
     int d_end = p->dim + p->n_dims;
-    if (p->n_dims > 1)
-        for (int i = 0; i < p->n_inputs; i++)
-            if (p->kind[i] == RK_BCAST) {
-                strbuf_addf(why, "not covered: input '%s' is broadcast in a reduction over several dims",
-                            p->inputs[i].name);
-                return 1;
-            }
     p->outer = p->inner = p->r = 1;
     for (int d = 0; d < p->dim; d++)
         p->outer *= x->shape[d];

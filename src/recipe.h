@@ -173,6 +173,7 @@ typedef struct recipe_plan {
     recipe_tensor inputs[RECIPE_MAX_INPUTS];
     enum recipe_in_kind kind[RECIPE_MAX_INPUTS];
     recipe_tensor output;
+    recipe_tensor operand; /* REDUCE: the reduced operand's shape (its largest input's) */
     rx_node *nodes;
     int n_nodes, alloc;
     int root;            /* POINTWISE: the result; REDUCE: the reduced operand */

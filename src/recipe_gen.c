@@ -209,6 +209,9 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
                         "#define CGR_CACHE %d\n", k->threads, k->row_threads, k->split, k->cache);
         if (k->cluster > 0)
             strbuf_addf(sb, "#define CGR_CLUSTER %d\n#define CGR_VECS %d\n", k->cluster, k->cache);
+        strbuf_addf(sb, "#define CGR_OP_NDIM %d\n#define CGR_OP_SHAPE ", p->operand.ndim);
+        emit_shape(sb, &p->operand);
+        strbuf_addc(sb, '\n');
     } else if (p->family == RECIPE_POOL) {
         for (int i = 0; i < p->n_inputs && !tdt; i++)
             if (p->kind[i] == RK_FULL)
@@ -500,7 +503,10 @@ int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *ou
         /* softmax rows too long for one CTA's registers: a cluster holds the row
          * (sm_90; 8 CTAs is the portable cluster size; at most 96 floats a thread, as
          * examples/kernels/softmax.cu, which fits 128 registers at 512 threads) */
-        if (soft && hw->sm >= 90 && p->r > 8192 && rows <= 65535) {
+        bool bcast = false;
+        for (int i = 0; i < p->n_inputs; i++)
+            bcast |= p->kind[i] == RK_BCAST;
+        if (soft && !bcast && hw->sm >= 90 && p->r > 8192 && rows <= 65535) {
             static const int cl_threads[] = { 512, 256 };
             static const int cl_size[] = { 8, 4, 2 };
             for (size_t t = 0; t < 2; t++)

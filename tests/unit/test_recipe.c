@@ -363,6 +363,39 @@ static void test_loss_functions(void **state)
     assert_float_equal(rx_eval(&p, p.root, (float[2]){ 3.f, 1.f }, 0.f), 4.f, 0);
     recipe_plan_release(&p);
 
+    /* mean(clamp(1 - p * t, min=0)) with t of shape [128] broadcast along p's rows: the
+     * broadcast input is read through its strides into the operand's shape */
+    {
+        static const char hinge[] =
+            "{\"problem\": \"hinge.py\", \"inputs\": [{\"name\": \"p\", \"kind\": \"input\", \"dtype\": \"float32\","
+            " \"shape\": [64, 128], \"stride\": [128, 1]}, {\"name\": \"t\", \"kind\": \"input\", \"dtype\":"
+            " \"float32\", \"shape\": [128], \"stride\": [1]}], \"outputs\": [{\"name\": \"output\","
+            " \"kind\": \"output\", \"dtype\": \"float32\", \"shape\": [], \"stride\": []}], \"graph\": ["
+            "{\"name\": \"p\", \"op\": \"placeholder\", \"target\": \"p\", \"args\": [], \"kwargs\": {}},"
+            " {\"name\": \"t\", \"op\": \"placeholder\", \"target\": \"t\", \"args\": [], \"kwargs\": {}},"
+            " {\"name\": \"m\", \"op\": \"call_function\", \"target\": \"_operator.mul\", \"args\": [\"%p\", \"%t\"], \"kwargs\": {}},"
+            " {\"name\": \"s\", \"op\": \"call_function\", \"target\": \"_operator.sub\", \"args\": [1, \"%m\"], \"kwargs\": {}},"
+            " {\"name\": \"c\", \"op\": \"call_function\", \"target\": \"torch.clamp\", \"args\": [\"%s\"], \"kwargs\": {\"min\": 0}},"
+            " {\"name\": \"l\", \"op\": \"call_function\", \"target\": \"torch.mean\", \"args\": [\"%c\"], \"kwargs\": {}},"
+            " {\"name\": \"output\", \"op\": \"output\", \"target\": \"output\", \"args\": [\"%l\"], \"kwargs\": {}}]}";
+        json_error_t jerr;
+        json_t *spec = json_loads(hinge, 0, &jerr);
+        assert_non_null(spec);
+        recognise_or_fail(spec, &p, "hinge loss with broadcast targets");
+        assert_int_equal(p.family, RECIPE_REDUCE);
+        assert_int_equal(p.kind[0], RK_FULL);
+        assert_int_equal(p.kind[1], RK_BCAST);
+        assert_int_equal(p.operand.ndim, 2);
+        assert_int_equal(p.r, 64 * 128);
+        recipe_hw hw;
+        recipe_hw_default(&hw);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        assert_true(recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS) > 0);
+        assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_OP_NDIM 2\n", "#define CGR_OP_SHAPE {64, 128}",
+                                                          "CGR_BCAST", NULL });
+        recipe_plan_release(&p);
+    }
+
     /* what stays uncovered says why */
     static const char *const bad[][2] = {
         { "\"target\": \"torch.nn.functional.l1_loss\", \"args\": [\"%p\", \"%t\"], \"kwargs\": {\"reduction\": \"batchmean\"}",
