@@ -493,34 +493,7 @@ static int gemm_batchnorm(struct walk *w, const json_t *node, const struct value
     return 0;
 }
 
-/* The size of the first dim of the tensor an expression is computed over: that of its
- * input with the most dims (inputs broadcast into it); -1 when two inputs with that many
- * dims differ (the broadcast shape is then no input's). */
-static int64_t leading_extent(const recipe_plan *p, int node)
-{
-    int64_t best = -1;
-    int best_nd = -1, stack[256], top = 0;
-    stack[top++] = node;
-    while (top > 0) {
-        const rx_node *x = &p->nodes[stack[--top]];
-        if (x->op == RX_INPUT) {
-            const recipe_tensor *t = &p->inputs[x->input];
-            if (t->ndim > best_nd) {
-                best_nd = t->ndim;
-                best = t->ndim > 0 ? t->shape[0] : 1;
-            } else if (t->ndim == best_nd && t->ndim > 0 && t->shape[0] != best && t->shape[0] != 1 && best != 1) {
-                return -1;
-            } else if (t->ndim == best_nd && t->ndim > 0 && best == 1) {
-                best = t->shape[0];
-            }
-        }
-        if (x->a >= 0 && top < 256)
-            stack[top++] = x->a;
-        if (x->b >= 0 && top < 256)
-            stack[top++] = x->b;
-    }
-    return best;
-}
+static const recipe_tensor *largest_input(const recipe_plan *p, int node);
 
 static struct value const_value(double v)
 {
@@ -610,9 +583,9 @@ static int loss(struct walk *w, const char *name, const json_t *node, const stru
         *out = v;
         return 0;
     }
-    int64_t n0 = batchmean ? leading_extent(w->p, v.node) : 1;
-    if (batchmean && n0 <= 0)
-        return not_covered(w, "%s with batchmean over inputs whose first dims differ", name);
+    /* batchmean: the first dim of the operand, which is its largest input's shape */
+    const recipe_tensor *big = largest_input(w->p, v.node);
+    int64_t n0 = batchmean && big && big->ndim > 0 ? big->shape[0] : 1;
     if (begin_reduction(w, &v, name))
         return 1;
     w->p->red_all = true;
@@ -1102,16 +1075,23 @@ static int reduced_dims(recipe_plan *p, int nd, strbuf *why)
     return 0;
 }
 
-static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_acc, strbuf *why)
+/* The input of the expression at node with the most dims (then the most elements), not
+ * counting scalars: the shape the others broadcast into (classify_inputs checks it). */
+static const recipe_tensor *largest_input(const recipe_plan *p, int node)
 {
-    /* the operand's shape: that of its largest input (the others broadcast into it) */
     bool used[RECIPE_MAX_INPUTS] = { false };
-    mark_used(p, p->root, used);
+    mark_used(p, node, used);
     const recipe_tensor *x = NULL;
     for (int i = 0; i < p->n_inputs; i++)
         if (used[i] && numel(&p->inputs[i]) > 1 &&
             (!x || p->inputs[i].ndim > x->ndim || (p->inputs[i].ndim == x->ndim && numel(&p->inputs[i]) > numel(x))))
             x = &p->inputs[i];
+    return x;
+}
+
+static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_acc, strbuf *why)
+{
+    const recipe_tensor *x = largest_input(p, p->root); /* the operand's shape */
     if (!x) {
         strbuf_adds(why, "not covered: the reduced operand has no tensor input");
         return 1;
