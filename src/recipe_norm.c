@@ -1697,28 +1697,42 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                 hold_k[nhold++] = (recipe_params){ .threads = t, .row_threads = t, .split = (int)chunks, .cache = u };
             }
         }
-        /* the first chunk shape with persistent CTAs (one pass of statistics): a CTA holds
-         * two chunks, so half as many CTAs an SM, and a row's chunks must fit those. Not
-         * yet timed on a GPU (2026-12-03): listed last among the held shapes */
-        if (nhold > 0 && p->norm->levels <= 1 && hold_k[0].threads <= 512 &&
-            hold_k[0].split <= (int64_t)(512 / hold_k[0].threads) * sms) {
-            hold_k[nhold] = hold_k[0];
-            hold_k[nhold++].persist = 1;
+        /* the first chunk shape again with persistent CTAs (one pass of statistics, 256
+         * threads or fewer): a CTA holds two chunks, 768 / threads CTAs an SM, and a row's
+         * chunks must fit twice those. H200 (docs/perf.md, lab round 7): 256 x 8 vectors at
+         * 3 CTAs an SM ran 1.8% (InstanceNorm, 4.875 vs 4.963 ms) and 5.1% (GroupNorm, 5.910
+         * vs 6.228 ms) faster than one CTA a chunk; at 2 CTAs an SM, or 512 threads, slower.
+         * So it comes second, after the first held shape, for the tuner to choose. */
+        recipe_params persist_k = { 0 };
+        bool persist = nhold > 0 && p->norm->levels <= 1 && hold_k[0].threads <= 256 &&
+                       hold_k[0].split <= (int64_t)2 * (768 / hold_k[0].threads) * sms;
+        if (persist) {
+            persist_k = hold_k[0];
+            persist_k.persist = 1;
+            persist_k.min_blocks = 768 / hold_k[0].threads;
         }
         /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
          * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
          * cluster leaves two CTAs an SM, as held chunks of 256 x 8 vectors (4.99 ms; a
          * cluster of 8 at 1 an SM 5.31). So: the light clusters, then (when there were none)
-         * the first held-chunk shape, then the other clusters and chunk shapes. */
+         * the first held-chunk shape and its persistent form, then the other clusters and
+         * chunk shapes. */
         int ci = 0, hi = 0;
         while (ci < light)
             n = push_k(out, n, max, cl_k[ci++]);
-        if (!light && hi < nhold)
+        if (!light && hi < nhold) {
             n = push_k(out, n, max, hold_k[hi++]);
+            if (persist)
+                n = push_k(out, n, max, persist_k);
+            persist = false;
+        }
         while (ci < ncl)
             n = push_k(out, n, max, cl_k[ci++]);
-        while (hi < nhold)
+        while (hi < nhold) {
             n = push_k(out, n, max, hold_k[hi++]);
+            if (persist && hi == 1)
+                n = push_k(out, n, max, persist_k);
+        }
         /* split long rows when there are too few of them for the SMs */
         if ((rows < 2 * sms || p->r >= (1 << 20)) && p->r >= 16384) {
             int split = pow2_ge((4 * sms + rows - 1) / rows);

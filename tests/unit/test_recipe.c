@@ -1392,13 +1392,17 @@ static void test_norm_variants(void **state)
     int n;
 
     /* rows of 1 MB (InstanceNorm): no cluster leaves 2 CTAs an SM, so chunks of 256 x 8
-     * vectors held by CTAs come first, then a cluster of 8 CTAs holding a row (sm_90) */
+     * vectors held by CTAs come first, the same chunks held by persistent CTAs (3 an SM)
+     * second, then a cluster of 8 CTAs holding a row (sm_90) */
     load("instancenorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n > 2 && v[0].cluster == 0 && v[0].threads == 256 && v[0].cache == 8 && v[0].split == 32);
+    assert_true(n > 3 && v[0].cluster == 0 && v[0].threads == 256 && v[0].cache == 8 && v[0].split == 32);
     assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_HOLD);
-    assert_true(v[1].cluster == 8 && v[1].threads == 512 && v[1].cache == 16 && v[1].min_blocks == 1);
-    assert_int_equal(recipe_norm_mode(&p, &v[1]), NM_ROWS);
+    assert_true(!v[0].persist && v[1].persist && v[1].threads == 256 && v[1].cache == 8 && v[1].split == 32 &&
+                v[1].min_blocks == 3);
+    assert_generated(&p, &v[1], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MIN_BLOCKS 3\n", NULL });
+    assert_true(v[2].cluster == 8 && v[2].threads == 512 && v[2].cache == 16 && v[2].min_blocks == 1);
+    assert_int_equal(recipe_norm_mode(&p, &v[2]), NM_ROWS);
     hw.sm = 80;
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 0);
@@ -1419,7 +1423,8 @@ static void test_norm_variants(void **state)
     recipe_plan_release(&p);
 
     /* 16 rows of 4 Mi (LayerNorm): split over CTAs through the workspace; 512 chunks a row
-     * would not fit the persistent CTAs (2 an SM), so no persistent variant */
+     * of 256 x 8 vectors are more than half of what 4 CTAs an SM hold at once, so no held
+     * chunks and no persistent variant */
     load("layernorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 0 && v[0].split > 1);
@@ -1428,18 +1433,18 @@ static void test_norm_variants(void **state)
         assert_int_equal(v[i].persist, 0);
     recipe_plan_release(&p);
 
-    /* GroupNorm (rows of 2 Mi): held chunks, and the same shape with persistent CTAs (one
-     * pass of statistics; 256 chunks a row fit 2 CTAs an SM on 132 SMs) */
+    /* GroupNorm (rows of 2 Mi): held chunks, then the same shape with persistent CTAs (one
+     * pass of statistics; 256 chunks a row fit twice 3 CTAs an SM on 132 SMs) */
     load("groupnorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
     int persistent = -1;
     for (int i = 0; i < n; i++)
         if (v[i].persist)
             persistent = i;
-    assert_true(persistent > 0);
+    assert_int_equal(persistent, 1);
     assert_int_equal(recipe_norm_mode(&p, &v[persistent]), NM_HOLD);
     assert_true(v[persistent].threads == v[0].threads && v[persistent].split == v[0].split &&
-                v[persistent].split <= 2 * hw.sms);
+                v[persistent].min_blocks == 3 && v[persistent].split <= 2 * 3 * hw.sms);
     assert_generated(&p, &v[persistent], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MODE 4", NULL });
     recipe_plan_release(&p);
 
