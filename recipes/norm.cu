@@ -82,9 +82,6 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #ifndef CGR_HOLD_PERSIST
 #define CGR_HOLD_PERSIST 0          // hold: persistent CTAs loading their next chunk before waiting
 #endif
-#ifndef CGR_HOLD_RING
-#define CGR_HOLD_RING 0             // hold: > 0, persistent CTAs holding that many chunks in shared memory
-#endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && CGR_CLUSTER > 1
 #error "this recipes/norm.cu variant needs sm_90 (thread-block clusters): use a variant with CGR_CLUSTER 1"
@@ -110,7 +107,6 @@ constexpr int kRowsPerCta = kMode == ROWS ? kThreads / kRowThreads : 1;
 // hold, persistent (CGR_HOLD_PERSIST): a CTA holds two chunks (the one it writes, the next
 // it loads), so it asks for half as many CTAs an SM unless CGR_MIN_BLOCKS says more
 constexpr bool kPersist = CGR_HOLD_PERSIST != 0;
-constexpr int kRing = CGR_HOLD_RING;
 constexpr int kHoldMinBlocks = kPersist ? (CGR_MIN_BLOCKS > 1 ? CGR_MIN_BLOCKS : (kThreads >= 512 ? 1 : 512 / kThreads))
                                         : (kThreads >= 1024 ? 1 : 1024 / kThreads);  // CTAs an SM can always hold
 constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
@@ -125,8 +121,6 @@ static_assert(kMode == POINTWISE || kNstat > 0, "statistics");
 static_assert(kMode != POINTWISE || (kO == 1 && kI == 1), "the pointwise pass is one row");
 static_assert(kLevels >= 1 && kLevels <= 2, "passes of statistics");
 static_assert(!kPersist || (kMode == HOLD && kLevels == 1), "persistent hold: one pass of statistics");
-static_assert(kRing == 0 || (kMode == HOLD && kLevels == 1 && !kPersist && kR % kVec == 0 && kRing >= 2 && kRing <= 32),
-              "ring hold: one pass of statistics, rows of whole vectors, 2-32 chunks");
 static_assert(kMode != HOLD || (kI == 1 && kVecs > 0 && kRowThreads == kThreads &&
                                 kSplit == (kMaxRowVecs + kHoldChunk - 1) / kHoldChunk), "hold: chunks of a row");
 
@@ -1088,131 +1082,6 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_persist_kernel(
     }
 }
 
-// Ring HOLD (CGR_HOLD_RING = S chunks, one pass of statistics, rows of whole vectors):
-// persistent CTAs, all resident (a cooperative launch), each keeping S chunks in shared
-// memory loaded with cp.async, so that up to S chunks' loads are in flight while earlier
-// chunks wait for their rows. CTA b takes chunks b, b + G, b + 2G, ... (G CTAs; no ticket
-// counter: its round trip would come once a chunk). It loads them in order (fill),
-// publishes each chunk's statistics once its loads have landed, and writes the oldest
-// chunk once its row is ready (drain); it blocks on a row only when every chunk it holds
-// is published. No deadlock while a CTA's chunks of one row (ceil(kSplit / G)) fit its
-// ring (checked at launch): the earliest unfinished row lacks some chunk q; q's CTA holds
-// only published chunks older than q, from that row on, so if it were blocked its ring
-// would be full of that row's chunks with q, one more, still to come.
-// Each thread reads back only the shared memory its own cp.async wrote, so the data path
-// needs no barrier.
-__device__ __forceinline__ void ring_copy16(uint4 *dst, const void *src)
-{
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void ring_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-// waits until at most n of this thread's cp.async groups are pending (n < 32)
-template <int N = 0> __device__ __forceinline__ void ring_wait(int n)
-{
-    if constexpr (N < 32) {
-        if (n == N) {
-            asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-            return;
-        }
-        ring_wait<N + 1>(n);
-    }
-}
-
-// Row o's statistics, if ready (or once ready, when block): thread 0 looks, all see it.
-template <int L> __device__ __forceinline__ bool hold_ready(const Args &a, int64_t o, float *slots, bool block, int &flag)
-{
-    if (threadIdx.x == 0) {
-        volatile unsigned *r = static_cast<volatile unsigned *>(&a.ready[L * kO + o]);
-        unsigned spins = 0;
-        if (block)
-            while (*r == 0u && ++spins < (1u << 26))
-                __nanosleep(64);
-        flag = block || *r != 0u;
-        __threadfence();
-    }
-    __syncthreads();
-    const bool ready = flag;
-    __syncthreads();
-    if (ready) {
-        CUTE_UNROLL
-        for (int q = 0; q < kNslot; ++q) slots[q] = __ldcg(a.slots + o * kNslot + q);
-    }
-    return ready;
-}
-
-template <int Unused = 0>
-__global__ void __launch_bounds__(kThreads, 1) hold_ring_kernel(const Args a)
-{
-    constexpr int S = kRing > 0 ? kRing : 2;
-    constexpr int V = kVecs > 0 ? kVecs : 1;
-    constexpr unsigned long long kTotal = (unsigned long long)(kO * kSplit);
-    extern __shared__ uint4 ring[];  // [S][kNf][V][kThreads]
-    __shared__ Acc red[kNs][kThreads / 32];
-    __shared__ int last, flag;
-    auto cell = [&](unsigned p, int f, int k) -> uint4 & {
-        return ring[((int(p % S) * kNf + f) * V + k) * kThreads + threadIdx.x];
-    };
-    auto chunk = [&](unsigned p) { return (unsigned long long)blockIdx.x + (unsigned long long)p * gridDim.x; };
-    float sval[kNin > 0 ? kNin : 1];
-    load_scalars(a, sval);
-    float zero[kNsl];
-    CUTE_UNROLL
-    for (int q = 0; q < kNsl; ++q) zero[q] = 0.f;
-    auto to_regs = [&](unsigned p, Chunk &buf) {
-        CUTE_UNROLL
-        for (int k = 0; k < V; ++k)
-            for_inputs([&](auto ic) {
-                constexpr int I = decltype(ic)::value;
-                if constexpr (In<I>::kind == CGR_FULL)
-                    *reinterpret_cast<uint4 *>(buf[k][full_rank(I)]) = cell(p, full_rank(I), k);
-            });
-    };
-    // positions in this CTA's sequence of chunks: [tail, pub) published, [pub, head) loading
-    unsigned head = 0, pub = 0, tail = 0;
-    for (;;) {
-        for (; head - tail < unsigned(S) && chunk(head) < kTotal; ++head) {  // fill
-            int64_t o, c, c0, c1;
-            hold_span(chunk(head), o, c, c0, c1);
-            CUTE_UNROLL
-            for (int k = 0; k < V; ++k) {
-                const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
-                if (w < c1)
-                    for_inputs([&](auto ic) {
-                        constexpr int I = decltype(ic)::value;
-                        if constexpr (In<I>::kind == CGR_FULL)
-                            ring_copy16(&cell(head, full_rank(I), k), static_cast<const T *>(a.in[I]) + w * kVec);
-                    });
-            }
-            ring_commit();
-        }
-        if (pub < head) {  // publish the oldest unpublished chunk once its loads landed
-            ring_wait(int(head - pub - 1));
-            int64_t o, c, c0, c1;
-            hold_span(chunk(pub), o, c, c0, c1);
-            Chunk buf;
-            to_regs(pub, buf);
-            hold_publish<0>(a, o, c, c0, c1, buf, sval, zero, red, last);
-            ++pub;
-        }
-        if (tail < pub) {  // write the oldest chunk when its row is ready
-            int64_t o, c, c0, c1;
-            hold_span(chunk(tail), o, c, c0, c1);
-            float slots[kNsl];
-            if (hold_ready<0>(a, o, slots, pub == head, flag)) {
-                Chunk buf;
-                to_regs(tail, buf);
-                hold_write(a, o, c0, c1, buf, sval, slots);
-                ++tail;
-            }
-        } else if (chunk(head) >= kTotal) {
-            break;
-        }
-    }
-}
-
 // ------------------------------------------------------------------ host
 
 static const int kInNdim[] = CGR_IN_NDIMS;
@@ -1228,7 +1097,6 @@ constexpr size_t kSlotOffset = (kPartBytes + 255) / 256 * 256;
 constexpr size_t kCountOffset = (kSlotOffset + size_t(kStatRows) * kNslot * sizeof(float) + 255) / 256 * 256;
 constexpr size_t kCountBytes = kMode == HOLD ? 8 + 2 * size_t(kLevels) * kO * sizeof(unsigned) : 0;
 constexpr size_t kWorkspace = kUsesWs ? kCountOffset + kCountBytes : 0;
-constexpr size_t kRingBytes = size_t(kRing) * kNf * (kVecs > 0 ? kVecs : 1) * kThreads * 16;  // hold, ring
 constexpr int64_t kApplyChunk = int64_t(kThreads) * kUnroll;  // vectors per CTA of the apply pass
 constexpr int64_t kApplyCtas = kO * ((kMaxRowVecs + kApplyChunk - 1) / kApplyChunk);
 constexpr int64_t kColCtasAll = (kO * kR * kI + kThreads - 1) / kThreads;
@@ -1264,8 +1132,7 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
             return CG_UNSUPPORTED;
         cols_kernel<(kVecs > 0)><<<dim3(unsigned(gx), unsigned(kO < 65535 ? kO : 65535)), kThreads, 0, stream>>>(a);
     } else if constexpr (M == HOLD) {
-        // a row's chunks must fit the CTAs the GPU runs at once (twice them, persistent;
-        // kRing times them, ring)
+        // a row's chunks must fit the CTAs the GPU runs at once (twice them, persistent)
         static int resident = 0;
         if (resident == 0) {
             int dev = 0, sms = 0, per_sm = 0;
@@ -1273,11 +1140,7 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
             if (e == cudaSuccess)
                 e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
             if (e == cudaSuccess) {
-                if constexpr (kRing > 0) {
-                    e = cudaFuncSetAttribute(hold_ring_kernel<>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kRingBytes));
-                    if (e == cudaSuccess)
-                        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hold_ring_kernel<>, kThreads, kRingBytes);
-                } else if constexpr (kPersist)
+                if constexpr (kPersist)
                     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hold_persist_kernel<>, kThreads, 0);
                 else
                     e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hold_kernel<>, kThreads, 0);
@@ -1286,21 +1149,12 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
                 return CG_LAUNCH_FAILED;
             resident = per_sm * sms;
         }
-        if (resident == 0 || kO * kSplit > 0x7fffffff)
-            return CG_UNSUPPORTED;
-        if (kRing > 0 ? (kSplit + resident - 1) / resident > kRing : kSplit > int64_t(resident) * (kPersist ? 2 : 1))
+        if (resident == 0 || kSplit > int64_t(resident) * (kPersist ? 2 : 1) || kO * kSplit > 0x7fffffff)
             return CG_UNSUPPORTED;
         if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
             return CG_LAUNCH_FAILED;
         const unsigned grid = unsigned(kO * kSplit < resident ? kO * kSplit : resident);
-        if constexpr (kRing > 0) {
-            // all CTAs resident at once, or no launch (the round-robin chunks need them all)
-            void *args[] = { const_cast<Args *>(&a) };
-            if (cudaLaunchCooperativeKernel(reinterpret_cast<const void *>(hold_ring_kernel<>), grid, kThreads, args,
-                                            kRingBytes, stream) != cudaSuccess)
-                return CG_LAUNCH_FAILED;
-        }
-        else if constexpr (kPersist)
+        if constexpr (kPersist)
             hold_persist_kernel<><<<grid, kThreads, 0, stream>>>(a);
         else
             hold_kernel<><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);

@@ -5,6 +5,7 @@
 # generator's first variant, on InstanceNorm (level-1 34, rows of 1 MiB), GroupNorm (35,
 # rows of 8 MiB) and LayerNorm (40, rows of 16 MiB, made a held-chunk variant from its
 # split one). Names sort in the order they run (the baseline first). OUT default .deps/lab8.
+# The ring kernel is in commit 180acef only (removed after this round: slower, docs/perf.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-.deps/lab8}
