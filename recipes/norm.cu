@@ -27,7 +27,9 @@
 //   its chunk from registers: x is read once. No deadlock: a CTA only waits for chunks of
 //   its own row, all of which were handed out (to running CTAs) before any chunk of a
 //   later row, and a row's SPLIT chunks fit the GPU at once (checked at run time against
-//   the SM count and the occupancy __launch_bounds__ guarantees).
+//   the occupancy the runtime reports, times the SM count). Variants: persistent CTAs
+//   holding two chunks (CGR_HOLD_PERSIST), and every CTA combining its row's partials
+//   itself (CGR_HOLD_DIRECT, a lab option).
 // - POINTWISE (no statistics: BatchNorm with running statistics): one vectorised pass.
 // Statistics are computed in float: sums and extremes as they come, (mean, variance) by
 // shifted sums per thread (the thread's first value as the shift) combined with Chan's
@@ -82,6 +84,9 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #ifndef CGR_HOLD_PERSIST
 #define CGR_HOLD_PERSIST 0          // hold: persistent CTAs loading their next chunk before waiting
 #endif
+#ifndef CGR_HOLD_DIRECT
+#define CGR_HOLD_DIRECT 0           // hold: every CTA of a row combines the row's partials itself
+#endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && CGR_CLUSTER > 1
 #error "this recipes/norm.cu variant needs sm_90 (thread-block clusters): use a variant with CGR_CLUSTER 1"
@@ -107,6 +112,7 @@ constexpr int kRowsPerCta = kMode == ROWS ? kThreads / kRowThreads : 1;
 // hold, persistent (CGR_HOLD_PERSIST): a CTA holds two chunks (the one it writes, the next
 // it loads), so it asks for half as many CTAs an SM unless CGR_MIN_BLOCKS says more
 constexpr bool kPersist = CGR_HOLD_PERSIST != 0;
+constexpr bool kDirect = CGR_HOLD_DIRECT != 0;
 constexpr int kHoldMinBlocks = kPersist ? (CGR_MIN_BLOCKS > 1 ? CGR_MIN_BLOCKS : (kThreads >= 512 ? 1 : 512 / kThreads))
                                         : (kThreads >= 1024 ? 1 : 1024 / kThreads);  // CTAs an SM can always hold
 constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
@@ -959,8 +965,13 @@ __device__ __forceinline__ void hold_publish(const Args &a, int64_t o, int64_t c
             if constexpr (cgr_stat_level(K) == L) a.part[(o * kSplit + c) * kNstat + K] = acc[K];
         });
         __threadfence();
-        last = atomicAdd(&a.count[L * kO + o], 1u) == unsigned(kSplit - 1);
+        if constexpr (kDirect)
+            atomicAdd(&a.count[L * kO + o], 1u);  // the result unused: a reduction, no round trip
+        else
+            last = atomicAdd(&a.count[L * kO + o], 1u) == unsigned(kSplit - 1);
     }
+    if constexpr (kDirect)
+        return;  // the waiters combine the partials (hold_wait)
     __syncthreads();
     if (!last)
         return;
@@ -986,18 +997,42 @@ __device__ __forceinline__ void hold_publish(const Args &a, int64_t o, int64_t c
 }
 
 // Waits until row o's pass-L statistics are ready (bounded: a wrong result rather than a
-// hang), then reads its slots. Every thread of the CTA must call it.
-template <int L> __device__ __forceinline__ void hold_wait(const Args &a, int64_t o, float *slots)
+// hang), then reads its slots. With kDirect, waits until all kSplit partials are published
+// and combines them itself (every CTA of the row in the same order, so the same values):
+// one hop shorter than the last CTA combining and flagging the row. Every thread of the
+// CTA must call it.
+template <int L>
+__device__ __forceinline__ void hold_wait(const Args &a, int64_t o, float *slots, Acc (*red)[kThreads / 32])
 {
     if (threadIdx.x == 0) {
+        const volatile unsigned *flag = static_cast<volatile unsigned *>(kDirect ? &a.count[L * kO + o] : &a.ready[L * kO + o]);
+        const unsigned want = kDirect ? unsigned(kSplit) : 1u;
         unsigned spins = 0;
-        while (*static_cast<volatile unsigned *>(&a.ready[L * kO + o]) == 0u && ++spins < (1u << 26))
+        while (*flag < want && ++spins < (1u << 26))
             __nanosleep(128);
         __threadfence();
     }
     __syncthreads();
-    CUTE_UNROLL
-    for (int q = 0; q < kNslot; ++q) slots[q] = __ldcg(a.slots + o * kNslot + q);
+    if constexpr (kDirect) {
+        Acc acc[kNs];
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) {
+                Acc v = acc_identity<K>();
+                for (int64_t s = threadIdx.x; s < kSplit; s += kThreads)
+                    v = combine<K>(v, __ldcg(&a.part[(o * kSplit + s) * kNstat + K]));
+                acc[K] = v;
+            }
+        });
+        group_combine<L>(acc, red);
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) to_slots<K>(acc[K], slots);
+        });
+    } else {
+        CUTE_UNROLL
+        for (int q = 0; q < kNslot; ++q) slots[q] = __ldcg(a.slots + o * kNslot + q);
+    }
 }
 
 // One chunk of a row: grid = OUTER x SPLIT CTAs, each taking the next chunk in order.
@@ -1020,10 +1055,10 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_kernel(const Ar
     Chunk cache;
     hold_load(a, o, c0, c1, cache);
     hold_publish<0>(a, o, c, c0, c1, cache, sval, slots, red, last);
-    hold_wait<0>(a, o, slots);
+    hold_wait<0>(a, o, slots, red);
     if constexpr (kLevels > 1) {
         hold_publish<1>(a, o, c, c0, c1, cache, sval, slots, red, last);
-        hold_wait<1>(a, o, slots);
+        hold_wait<1>(a, o, slots, red);
     }
     hold_write(a, o, c0, c1, cache, sval, slots);
 }
@@ -1069,7 +1104,7 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_persist_kernel(
         int64_t o, c, c0, c1;
         hold_span(t, o, c, c0, c1);
         float row_slots[kNsl];
-        hold_wait<0>(a, o, row_slots);
+        hold_wait<0>(a, o, row_slots, red);
         hold_write(a, o, c0, c1, cur, sval, row_slots);
         return next;
     };

@@ -1733,9 +1733,14 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             if (persist && hi == 1)
                 n = push_k(out, n, max, persist_k);
         }
-        /* split long rows when there are too few of them for the SMs */
+        /* split long rows when there are too few of them for the SMs; rows of 1 Mi or
+         * more also when there are many: statistics, then the output, in separate kernels
+         * (x read twice, as torch.compile's GroupNorm does, which at 5.5 ms beat the held
+         * chunks' 6.0 ms on the H200, docs/perf.md 2026-12-03) */
         if ((rows < 2 * sms || p->r >= (1 << 20)) && p->r >= 16384) {
             int split = pow2_ge((4 * sms + rows - 1) / rows);
+            if (split < 4 && p->r >= (1 << 20))
+                split = 4;
             while (split > 1 && p->r / split < 4096)
                 split >>= 1;
             if (split > 4096)

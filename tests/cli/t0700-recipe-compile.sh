@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
-# (docs/abi.md), two compilers at once; one reduction, one pointwise, two norm, one
+# (docs/abi.md), two compilers at once (and the persistent held-chunk norm with the
+# CGR_HOLD_DIRECT lab option); one reduction, one pointwise, two norm, one
 # tensor-core GEMM, one conv and two pooling kernels also compile for sm_80 (the
 # SM80-class path). Norm fixtures that repeat another one's kernel path are built only
 # with CUTEGEN_RECIPE_VARIANTS=all. GEMM fixtures: by default a sample of different
@@ -85,6 +86,15 @@ for nk in instancenorm layernorm; do
   fi
   echo "80 $TMP/gen/$nk.sm80.cu -" >>"$jobs"
 done
+# the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
+# bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant (variant 1)
+if "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/groupnorm.json" --variant 1 --out "$TMP/gen/gn_direct.tmp" >/dev/null 2>&1 &&
+   grep -q '^#define CGR_HOLD_PERSIST 1' "$TMP/gen/gn_direct.tmp"; then
+  { echo "#define CGR_HOLD_DIRECT 1"; cat "$TMP/gen/gn_direct.tmp"; } >"$TMP/gen/groupnorm_persist_direct.cu"
+  echo "90a $TMP/gen/groupnorm_persist_direct.cu -" >>"$jobs"
+else
+  echo "FAIL: groupnorm variant 1 is not the persistent held-chunk kernel"; failures=$((failures + 1))
+fi
 # the tensor-core GEMM (mma.sync, cp.async, ldmatrix) for sm_80 too
 cp "$TMP/gen/matmul_tab.v0.cu" "$TMP/gen/matmul_tab.sm80.cu"
 echo "80 $TMP/gen/matmul_tab.sm80.cu -" >>"$jobs"

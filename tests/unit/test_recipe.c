@@ -1446,6 +1446,14 @@ static void test_norm_variants(void **state)
     assert_true(v[persistent].threads == v[0].threads && v[persistent].split == v[0].split &&
                 v[persistent].min_blocks == 3 && v[persistent].split <= 2 * 3 * hw.sms);
     assert_generated(&p, &v[persistent], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MODE 4", NULL });
+    /* and the two-kernel form (statistics split 4 and 2 ways a row, then the output), after
+     * the held chunks */
+    int split4 = -1;
+    for (int i = 0; i < n; i++)
+        if (recipe_norm_mode(&p, &v[i]) == NM_SPLIT && v[i].split == 4)
+            split4 = i;
+    assert_true(split4 > persistent && split4 + 1 < n && v[split4 + 1].split == 2);
+    assert_int_equal(recipe_norm_mode(&p, &v[split4 + 1]), NM_SPLIT);
     recipe_plan_release(&p);
 
     /* a strided reduction over 64 channels: a thread a column, the column in registers */
