@@ -934,6 +934,23 @@ __device__ __forceinline__ void hold_write(const Args &a, int64_t o, int64_t c0,
     }
 }
 
+// Row o's pass-L statistics from all kSplit published partials, in one fixed order (so
+// every CTA that does it gets the same values). Every thread of the CTA must call it.
+template <int L>
+__device__ __forceinline__ void combine_row(const Args &a, int64_t o, Acc (&acc)[kNs], Acc (*red)[kThreads / 32])
+{
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) {
+            Acc v = acc_identity<K>();
+            for (int64_t s = threadIdx.x; s < kSplit; s += kThreads)
+                v = combine<K>(v, __ldcg(&a.part[(o * kSplit + s) * kNstat + K]));
+            acc[K] = v;
+        }
+    });
+    group_combine<L>(acc, red);
+}
+
 // Pass L's statistics of the held chunk c of row o, combined over the CTA and published to
 // the workspace; the row's last chunk to arrive combines all kSplit partials into the row's
 // slots and marks the row ready. Every thread of the CTA must call it.
@@ -976,16 +993,7 @@ __device__ __forceinline__ void hold_publish(const Args &a, int64_t o, int64_t c
     if (!last)
         return;
     __threadfence();
-    for_stats([&](auto kc) {
-        constexpr int K = decltype(kc)::value;
-        if constexpr (cgr_stat_level(K) == L) {
-            Acc v = acc_identity<K>();
-            for (int64_t s = threadIdx.x; s < kSplit; s += kThreads)
-                v = combine<K>(v, __ldcg(&a.part[(o * kSplit + s) * kNstat + K]));
-            acc[K] = v;
-        }
-    });
-    group_combine<L>(acc, red);
+    combine_row<L>(a, o, acc, red);
     if (threadIdx.x == 0) {
         for_stats([&](auto kc) {
             constexpr int K = decltype(kc)::value;
@@ -1015,16 +1023,7 @@ __device__ __forceinline__ void hold_wait(const Args &a, int64_t o, float *slots
     __syncthreads();
     if constexpr (kDirect) {
         Acc acc[kNs];
-        for_stats([&](auto kc) {
-            constexpr int K = decltype(kc)::value;
-            if constexpr (cgr_stat_level(K) == L) {
-                Acc v = acc_identity<K>();
-                for (int64_t s = threadIdx.x; s < kSplit; s += kThreads)
-                    v = combine<K>(v, __ldcg(&a.part[(o * kSplit + s) * kNstat + K]));
-                acc[K] = v;
-            }
-        });
-        group_combine<L>(acc, red);
+        combine_row<L>(a, o, acc, red);
         for_stats([&](auto kc) {
             constexpr int K = decltype(kc)::value;
             if constexpr (cgr_stat_level(K) == L) to_slots<K>(acc[K], slots);
