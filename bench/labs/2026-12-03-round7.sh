@@ -9,12 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-.deps/lab7}
 F=tests/data/recipe
-b() { # DIR TASK SPEC VARIANT NAME [EDIT...]
-  local d=$OUT/$1 t=$2 spec=$3 v=$4 name=$5; shift 5
-  mkdir -p "$d"; echo "$t" >"$d/task"
-  LAB_PTXAS=1 bench/lab_build.sh "$d" "$spec" "$v" "$name" "$@" >/dev/null || echo "FAILED $t $name"
-}
-def() { echo "s/^#define CGR_$1 [0-9]*\$/#define CGR_$1 $2/"; }
+. bench/labs/lib.sh  # b, def
 shape() { def THREADS "$1"; def ROW_THREADS "$1"; def VECS "$2"; def SPLIT "$3"; }
 P="CGR_HOLD_PERSIST 1"
 # DIR TASK SPEC: then the split for chunks of 256x8, 256x4 (=128x8) and 512x8 vectors

@@ -10,12 +10,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-.deps/lab8}
 F=tests/data/recipe
-b() { # DIR TASK SPEC VARIANT NAME [EDIT...]
-  local d=$OUT/$1 t=$2 spec=$3 v=$4 name=$5; shift 5
-  mkdir -p "$d"; echo "$t" >"$d/task"
-  LAB_PTXAS=1 bench/lab_build.sh "$d" "$spec" "$v" "$name" "$@" >/dev/null || echo "FAILED $t $name"
-}
-def() { echo "s/^#define CGR_$1 [0-9]*\\( .*\\)\\?\$/#define CGR_$1 $2/"; }
+. bench/labs/lib.sh  # b, def
 # ring THREADS VECS STAGES ROWVECS: the edits of a ring variant
 ring() { def MODE 4; def THREADS "$1"; def ROW_THREADS "$1"; def VECS "$2"; def SPLIT $(( $4 / ($1 * $2) )); echo "CGR_HOLD_RING $3"; }
 for spec in "a34 level1/34 $F/instancenorm.json 65536" "b35 level1/35 $F/groupnorm.json 524288" \

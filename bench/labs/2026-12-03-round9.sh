@@ -13,11 +13,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-.deps/lab9}
 F=tests/data/recipe
-b() { # DIR TASK SPEC VARIANT NAME [EDIT...]
-  local d=$OUT/$1 t=$2 spec=$3 v=$4 name=$5; shift 5
-  mkdir -p "$d"; echo "$t" >"$d/task"
-  LAB_PTXAS=1 bench/lab_build.sh "$d" "$spec" "$v" "$name" "$@" >/dev/null || echo "FAILED $t $name"
-}
+. bench/labs/lib.sh  # b, def
 D="CGR_HOLD_DIRECT 1"
 for spec in "a34 level1/34 $F/instancenorm.json" "b35 level1/35 $F/groupnorm.json"; do
   set -- $spec

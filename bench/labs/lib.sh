@@ -1,0 +1,12 @@
+# bench/labs/lib.sh: helpers the dated lab scripts share (sourced; not run on its own).
+# Expects OUT (where the builds go) set before it is sourced; run from the project root.
+#   b DIR TASK SPEC VARIANT NAME [EDIT...]: builds variant VARIANT of SPEC with the edits
+#     (bench/lab_build.sh) as OUT/DIR/NAME.so, with its ptxas summary; OUT/DIR/task names
+#     the problem (level1/34) for tests/gpu/evidence.sh's lab section
+#   def NAME VALUE: the sed edit that sets "#define CGR_NAME" (a comment after it goes too)
+b() {
+  local d=$OUT/$1 t=$2 spec=$3 v=$4 name=$5; shift 5
+  mkdir -p "$d"; echo "$t" >"$d/task"
+  LAB_PTXAS=1 bench/lab_build.sh "$d" "$spec" "$v" "$name" "$@" >/dev/null || echo "FAILED $t $name"
+}
+def() { echo "s/^#define CGR_$1 [0-9]*\\( .*\\)\\?\$/#define CGR_$1 $2/"; }
