@@ -953,7 +953,8 @@ __device__ __forceinline__ void combine_row(const Args &a, int64_t o, Acc (&acc)
 
 // Pass L's statistics of the held chunk c of row o, combined over the CTA and published to
 // the workspace; the row's last chunk to arrive combines all kSplit partials into the row's
-// slots and marks the row ready. Every thread of the CTA must call it.
+// slots and marks the row ready (with kDirect it only publishes: the waiters combine).
+// Every thread of the CTA must call it.
 template <int L>
 __device__ __forceinline__ void hold_publish(const Args &a, int64_t o, int64_t c, int64_t c0, int64_t c1,
                                              const Chunk &buf, const float *sval, const float *slots,
