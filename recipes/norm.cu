@@ -1066,7 +1066,7 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_kernel(const Ar
 // Persistent HOLD (one pass of statistics): a CTA loops over chunks, holding two. It takes,
 // loads and publishes its next chunk before it waits for its current chunk's row, so the
 // next loads are in flight while the row completes. No deadlock while a row's kSplit chunks
-// fit twice the CTAs running at once (the launch allows kSplit up to their number): a CTA
+// fit twice the CTAs running at once (checked at launch): a CTA
 // waits only once both chunks it holds are published; if every running CTA waited, the
 // chunks handed out and not written would be exactly the 2G held ones, all published and
 // all from the earliest unfinished row on, so that row (at most kSplit <= 2G chunks, all

@@ -1703,13 +1703,13 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
          * 3 CTAs an SM ran 1.8% (InstanceNorm, 4.875 vs 4.963 ms) and 5.1% (GroupNorm, 5.910
          * vs 6.228 ms) faster than one CTA a chunk; at 2 CTAs an SM, or 512 threads, slower.
          * So it comes second, after the first held shape, for the tuner to choose. */
-        recipe_params persist_k = { 0 };
-        bool persist = nhold > 0 && p->norm->levels <= 1 && hold_k[0].threads <= 256 &&
-                       hold_k[0].split <= (int64_t)2 * (768 / hold_k[0].threads) * sms;
-        if (persist) {
-            persist_k = hold_k[0];
-            persist_k.persist = 1;
-            persist_k.min_blocks = 768 / hold_k[0].threads;
+        if (nhold > 0 && p->norm->levels <= 1 && hold_k[0].threads <= 256 &&
+            hold_k[0].split <= (int64_t)2 * (768 / hold_k[0].threads) * sms) {
+            memmove(&hold_k[2], &hold_k[1], (size_t)(nhold - 1) * sizeof hold_k[0]);
+            hold_k[1] = hold_k[0];
+            hold_k[1].persist = 1;
+            hold_k[1].min_blocks = 768 / hold_k[0].threads;
+            nhold++;
         }
         /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
          * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
@@ -1720,19 +1720,13 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         int ci = 0, hi = 0;
         while (ci < light)
             n = push_k(out, n, max, cl_k[ci++]);
-        if (!light && hi < nhold) {
-            n = push_k(out, n, max, hold_k[hi++]);
-            if (persist)
-                n = push_k(out, n, max, persist_k);
-            persist = false;
-        }
+        if (!light)
+            while (hi < nhold && (hi == 0 || hold_k[hi].persist))
+                n = push_k(out, n, max, hold_k[hi++]);
         while (ci < ncl)
             n = push_k(out, n, max, cl_k[ci++]);
-        while (hi < nhold) {
+        while (hi < nhold)
             n = push_k(out, n, max, hold_k[hi++]);
-            if (persist && hi == 1)
-                n = push_k(out, n, max, persist_k);
-        }
         /* split long rows when there are too few of them for the SMs; rows of 1 Mi or
          * more also when there are many: statistics, then the output, in separate kernels
          * (x read twice, as torch.compile's GroupNorm does, which at 5.5 ms beat the held
