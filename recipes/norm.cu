@@ -13,7 +13,11 @@
 //   distributed shared memory. With VECS > 0 each thread holds its VECS 16-byte vectors
 //   of the row in registers: x is read once and y written once. With VECS == 0 the row
 //   is streamed once per pass and once more for the output (the later reads of a CTA's
-//   row mostly hit L2).
+//   row mostly hit L2). With ROWS_PREFETCH (sm_90, VECS > 0, rows of exactly the CTAs'
+//   registers) the CTAs (or clusters) are persistent and take rows in turn; each holds a
+//   contiguous chunk of its row, and one bulk copy (cp.async.bulk, completing on an
+//   mbarrier) brings its chunk of its next row into shared memory while it works on this
+//   one, so that loads stream during the arithmetic, the exchange and the stores.
 // - COLS (INNER > 1, a strided reduction): a thread per column (o, n), threads along n
 //   (coalesced), looping over r; with VECS == R the column is held in registers.
 // - SPLIT (few long rows or columns): each row or column is split over SPLIT CTAs; their
@@ -87,9 +91,16 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #ifndef CGR_HOLD_DIRECT
 #define CGR_HOLD_DIRECT 0           // hold: every CTA of a row combines the row's partials itself
 #endif
+#ifndef CGR_ROWS_PREFETCH
+#define CGR_ROWS_PREFETCH 0         // rows: persistent, the next row's chunk bulk-copied meanwhile (sm_90)
+#endif
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && CGR_CLUSTER > 1
-#error "this recipes/norm.cu variant needs sm_90 (thread-block clusters): use a variant with CGR_CLUSTER 1"
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && (CGR_CLUSTER > 1 || CGR_ROWS_PREFETCH)
+#error "this recipes/norm.cu variant needs sm_90 (clusters, bulk copies): use a variant with CGR_CLUSTER 1"
+#endif
+#if CGR_ROWS_PREFETCH
+#include <cute/arch/copy_sm90_tma.hpp>
+#include <cutlass/arch/barrier.h>
 #endif
 
 namespace cgr_norm {
@@ -113,6 +124,7 @@ constexpr int kRowsPerCta = kMode == ROWS ? kThreads / kRowThreads : 1;
 // it loads), so it asks for half as many CTAs an SM unless CGR_MIN_BLOCKS says more
 constexpr bool kPersist = CGR_HOLD_PERSIST != 0;
 constexpr bool kDirect = CGR_HOLD_DIRECT != 0;
+constexpr bool kPrefetch = CGR_ROWS_PREFETCH != 0;
 constexpr int kHoldMinBlocks = kPersist ? (CGR_MIN_BLOCKS > 1 ? CGR_MIN_BLOCKS : (kThreads >= 512 ? 1 : 512 / kThreads))
                                         : (kThreads >= 1024 ? 1 : 1024 / kThreads);  // CTAs an SM can always hold
 constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
@@ -127,6 +139,9 @@ static_assert(kMode == POINTWISE || kNstat > 0, "statistics");
 static_assert(kMode != POINTWISE || (kO == 1 && kI == 1), "the pointwise pass is one row");
 static_assert(kLevels >= 1 && kLevels <= 2, "passes of statistics");
 static_assert(!kPersist || (kMode == HOLD && kLevels == 1), "persistent hold: one pass of statistics");
+static_assert(!kPrefetch || (kMode == ROWS && kVecs > 0 && kRowThreads == kThreads && kR % kVec == 0 &&
+                             int64_t(kG) * kVecs * kVec == kR),
+              "rows prefetched: rows of exactly the CTAs' registers, whole vectors");
 static_assert(kMode != HOLD || (kI == 1 && kVecs > 0 && kRowThreads == kThreads &&
                                 kSplit == (kMaxRowVecs + kHoldChunk - 1) / kHoldChunk), "hold: chunks of a row");
 
@@ -484,7 +499,18 @@ __device__ __forceinline__ void load_row_vec(const Args &a, int64_t o, int64_t w
 
 // ------------------------------------------------------------------ ROWS
 
-#if CGR_CLUSTER > 1
+// The k-th vector a thread of the row group holds (g: its rank in the group): interleaved
+// over the group, or (ROWS_PREFETCH) in its CTA's contiguous chunk of the row.
+__device__ __forceinline__ int64_t held_vec(int64_t v0, int g, int k)
+{
+    if constexpr (kPrefetch)
+        return v0 + int64_t(g / kThreads) * kThreads * kVecs + g % kThreads + int64_t(k) * kThreads;
+    else
+        return v0 + g + int64_t(k) * kG;
+}
+
+// A cluster of more than 8 CTAs (not portable) is set at launch (cgr::launch_cluster).
+#if CGR_CLUSTER > 1 && CGR_CLUSTER <= 8
 #define CGR_CLUSTER_DIMS __cluster_dims__(CGR_CLUSTER, 1, 1)
 #else
 #define CGR_CLUSTER_DIMS
@@ -505,7 +531,7 @@ __device__ __forceinline__ void row_pass(const Args &a, int64_t o, bool live, in
         if constexpr (Cached) {
             CUTE_UNROLL
             for (int k = 0; k < kVecs; ++k) {
-                const int64_t w = v0 + g + int64_t(k) * kG;
+                const int64_t w = held_vec(v0, g, k);
                 if (w < v1)
                     add_vec<L>(a, o, w, cache[k], sval, slots, loc);
             }
@@ -591,7 +617,7 @@ __global__ void CGR_CLUSTER_DIMS __launch_bounds__(kThreads, CGR_MIN_BLOCKS) row
     if constexpr (Cached) {
         CUTE_UNROLL
         for (int k = 0; k < kVecs; ++k) {
-            const int64_t w = v0 + g + int64_t(k) * kG;
+            const int64_t w = held_vec(v0, g, k);
             if (w < v1)
                 load_row_vec<true>(a, o, w, cache[k]);
         }
@@ -606,7 +632,7 @@ __global__ void CGR_CLUSTER_DIMS __launch_bounds__(kThreads, CGR_MIN_BLOCKS) row
         if constexpr (Cached) {
             CUTE_UNROLL
             for (int k = 0; k < kVecs; ++k) {
-                const int64_t w = v0 + g + int64_t(k) * kG;
+                const int64_t w = held_vec(v0, g, k);
                 if (w < v1)
                     write_vec(a, o, w, cache[k], sval, slots);
             }
@@ -623,6 +649,80 @@ __global__ void CGR_CLUSTER_DIMS __launch_bounds__(kThreads, CGR_MIN_BLOCKS) row
     cute::cluster_wait();  // no CTA leaves while another may still read its shared memory
 #endif
 }
+
+#if CGR_ROWS_PREFETCH
+constexpr int kChunkBytes = kThreads * kVecs * 16;  // a CTA's chunk of one full-size input
+constexpr int kPrefetchSmem = kNfull * kChunkBytes;  // dynamic shared memory
+static_assert(kChunkBytes < (1 << 20), "a bulk copy's bytes");
+using Bar = cutlass::arch::ClusterTransactionBarrier;
+
+// grid: persistent CTAs (clusters of CLUSTER when > 1), CTA (or cluster) c taking rows c,
+// c + grid / CLUSTER, ...; dynamic shared memory: kPrefetchSmem.
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_prefetch_kernel(const Args a)
+{
+    extern __shared__ __align__(128) unsigned char chunk[];  // [full input][kChunkBytes]
+    __shared__ Acc red[kNs][kThreads / 32];
+    __shared__ Acc xchg[2][kLevels][kNs];  // by the parity of the CTA's row count
+    __shared__ Acc fin[kNs];
+    __shared__ alignas(8) uint64_t bar;
+    const int rank = int(blockIdx.x % kCluster);
+    const int g = rank * kThreads + int(threadIdx.x);
+    const int64_t first = blockIdx.x / kCluster, stride = gridDim.x / kCluster;
+    if (threadIdx.x == 0) {
+        Bar::init(&bar, 1);
+        cutlass::arch::fence_barrier_init();
+    }
+    __syncthreads();
+    // thread 0: this CTA's chunk of row o of every full-size input into shared memory
+    auto fetch = [&](int64_t o) {
+        Bar::arrive_and_expect_tx(&bar, kPrefetchSmem);
+        const int64_t e0 = (o * (kR / kVec) + int64_t(rank) * kThreads * kVecs) * kVec;
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            if constexpr (In<I>::kind == CGR_FULL)
+                cute::SM90_BULK_COPY_G2S::copy(static_cast<const T *>(a.in[I]) + e0, &bar,
+                                               chunk + full_rank(I) * kChunkBytes, kChunkBytes);
+        });
+    };
+    if (threadIdx.x == 0 && first < kO)
+        fetch(first);
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    uint32_t phase = 0;
+    int n = 0;
+    for (int64_t o = first; o < kO; o += stride, ++n) {
+        Bar::wait(&bar, phase);
+        phase ^= 1;
+        T cache[kVecs][kNf][kVec];
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs; ++k)
+            CUTE_UNROLL
+            for (int f = 0; f < kNfull; ++f)
+                *reinterpret_cast<uint4 *>(cache[k][f]) =
+                    reinterpret_cast<const uint4 *>(chunk + f * kChunkBytes)[threadIdx.x + k * kThreads];
+        __syncthreads();  // the chunk is in registers: shared memory takes the next row's
+        if (threadIdx.x == 0 && o + stride < kO) {
+            cutlass::arch::fence_view_async_shared();
+            fetch(o + stride);
+        }
+        const int64_t v0 = o * (kR / kVec), v1 = v0 + kR / kVec;
+        float slots[kNsl];
+        CUTE_UNROLL
+        for (int s = 0; s < kNsl; ++s) slots[s] = 0.f;
+        // a CTA rewrites xchg[n & 1] two rows on, after a cluster barrier that no CTA passes
+        // before all have read it
+        row_pass<0, true>(a, o, true, v0, v1, g, cache, sval, slots, red, xchg[n & 1], fin);
+        if constexpr (kLevels > 1)
+            row_pass<1, true>(a, o, true, v0, v1, g, cache, sval, slots, red, xchg[n & 1], fin);
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs; ++k) write_vec(a, o, held_vec(v0, g, k), cache[k], sval, slots);
+    }
+#if CGR_CLUSTER > 1
+    cg::this_cluster().sync();  // no CTA leaves while another may still read its shared memory
+#endif
+}
+#endif
 
 // ------------------------------------------------------------------ COLS
 
@@ -1156,11 +1256,32 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
         if (kApplyCtas > 0x7fffffff)
             return CG_UNSUPPORTED;
         apply_rows<><<<unsigned(kApplyCtas), kThreads, 0, stream>>>(a);
+    } else if constexpr (M == ROWS && kPrefetch) {
+#if CGR_ROWS_PREFETCH
+        // as many CTAs (clusters) as run at once, up to one a row
+        const int clusters = cgr::max_clusters(rows_prefetch_kernel<>, kThreads, kCluster, kPrefetchSmem);
+        if (clusters < 1)
+            return CG_LAUNCH_FAILED;
+        const int64_t grid = (clusters < kO ? clusters : kO) * kCluster;
+        if (cgr::launch_cluster(rows_prefetch_kernel<>, dim3(unsigned(grid)), kThreads, kCluster, kPrefetchSmem,
+                                stream, a) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return CG_LAUNCH_FAILED;
+        }
+#endif
     } else if constexpr (M == ROWS) {
         const int64_t ctas = kCluster > 1 ? kO * kCluster : (kO + kRowsPerCta - 1) / kRowsPerCta;
         if (ctas > 0x7fffffff)
             return CG_UNSUPPORTED;
-        rows_kernel<(kVecs > 0)><<<unsigned(ctas), kThreads, 0, stream>>>(a);
+        if constexpr (kCluster > 8) {
+            if (cgr::launch_cluster(rows_kernel<(kVecs > 0)>, dim3(unsigned(ctas)), kThreads, kCluster, 0, stream, a) !=
+                cudaSuccess) {
+                (void)cudaGetLastError();
+                return CG_LAUNCH_FAILED;
+            }
+        } else {
+            rows_kernel<(kVecs > 0)><<<unsigned(ctas), kThreads, 0, stream>>>(a);
+        }
     } else if constexpr (M == COLS) {
         const int64_t gx = (kI + kThreads - 1) / kThreads;
         if (gx > 0x7fffffff)

@@ -104,4 +104,65 @@ inline bool input_fits(const cg_tensor &t, int kind, int dtype, int ndim, const 
     return kind != CGR_SCALAR || cg_numel(&t) == 1;
 }
 
+// The launch configuration of kernel on grid x threads with smem bytes of dynamic shared
+// memory, in clusters of `cluster` CTAs along x, the size chosen at run time: above 8
+// (the portable maximum; 16 on the H100/H200) it must be allowed on the function, and the
+// kernel must not carry __cluster_dims__. attr is the configuration's one attribute.
+template <class... P>
+inline cudaError_t cluster_config(void (*kernel)(P...), dim3 grid, int threads, int cluster, int smem,
+                                  cudaStream_t stream, cudaLaunchAttribute *attr, cudaLaunchConfig_t *cfg)
+{
+    if (cluster > 8) {
+        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+        if (e != cudaSuccess)
+            return e;
+    }
+    if (smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        if (e != cudaSuccess)
+            return e;
+    }
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = unsigned(cluster);
+    attr->val.clusterDim.y = 1;
+    attr->val.clusterDim.z = 1;
+    *cfg = cudaLaunchConfig_t{};
+    cfg->gridDim = grid;
+    cfg->blockDim = dim3(unsigned(threads));
+    cfg->dynamicSmemBytes = size_t(smem);
+    cfg->stream = stream;
+    cfg->attrs = attr;
+    cfg->numAttrs = 1;
+    return cudaSuccess;
+}
+
+// Launches kernel(args) in clusters of `cluster` CTAs (cluster_config). An error (no
+// such cluster fits) is the caller's to report.
+template <class... P, class... A>
+inline cudaError_t launch_cluster(void (*kernel)(P...), dim3 grid, int threads, int cluster, int smem,
+                                  cudaStream_t stream, A... args)
+{
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg;
+    cudaError_t e = cluster_config(kernel, grid, threads, cluster, smem, stream, attr, &cfg);
+    return e != cudaSuccess ? e : cudaLaunchKernelEx(&cfg, kernel, args...);
+}
+
+// How many clusters of `cluster` CTAs of kernel (threads, smem bytes of dynamic shared
+// memory) the GPU runs at once; 0 when none fits or the query fails.
+template <class... P>
+inline int max_clusters(void (*kernel)(P...), int threads, int cluster, int smem)
+{
+    cudaLaunchAttribute attr[1];
+    cudaLaunchConfig_t cfg;
+    int n = 0;
+    if (cluster_config(kernel, dim3(unsigned(cluster) * 1024u), threads, cluster, smem, nullptr, attr, &cfg) !=
+            cudaSuccess ||
+        cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
 }  // namespace cgr

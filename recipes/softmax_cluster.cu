@@ -38,6 +38,7 @@
 #define CGR_THREADS 512
 #define CGR_CLUSTER 8               // CTAs per row (8 is the portable maximum)
 #define CGR_VECS 24                 // 16-byte vectors per thread, held in registers
+#define CGR_MIN_BLOCKS 1            // CTAs an SM __launch_bounds__ asks for
 #define CGR_NIN 1
 #define CGR_INPUTS(X) X(0, float, CGR_FULL, CG_FLOAT32)
 #define CGR_IN_NDIMS {2}
@@ -152,8 +153,13 @@ __device__ __forceinline__ float block_sum(float v, float *red)
 }
 
 // grid = (CLUSTER, rows); one cluster a row.
-__global__ void __cluster_dims__(kCluster, 1, 1) __launch_bounds__(kThreads, 1)
-softmax_cluster(const Args a)
+// A cluster of more than 8 CTAs (not portable) is set at launch (cgr::launch_cluster).
+#if CGR_CLUSTER > 8
+#define CGR_SMC_DIMS
+#else
+#define CGR_SMC_DIMS __cluster_dims__(kCluster, 1, 1)
+#endif
+__global__ void CGR_SMC_DIMS __launch_bounds__(kThreads, CGR_MIN_BLOCKS) softmax_cluster(const Args a)
 {
     __shared__ float red[kThreads / 32];
     __shared__ float2 stat;   // this CTA's (max, sum), read by the whole cluster
@@ -247,6 +253,15 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_UNSUPPORTED;
     if (kOuter == 0)
         return CG_OK;
+#if CGR_CLUSTER > 8
+    if (cgr::launch_cluster(softmax_cluster, dim3(kCluster, unsigned(kOuter)), kThreads, kCluster, 0, stream, a) !=
+        cudaSuccess) {
+        (void)cudaGetLastError();
+        return CG_LAUNCH_FAILED;
+    }
+    return CG_OK;
+#else
     softmax_cluster<<<dim3(kCluster, unsigned(kOuter)), kThreads, 0, stream>>>(a);
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
+#endif
 }

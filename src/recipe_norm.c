@@ -1668,8 +1668,8 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         /* a cluster a row: only for rows one CTA cannot hold; first the shapes that leave
          * a thread few vectors (<= 12) so that two CTAs fit an SM (one CTA's loads overlap
          * the other's stores), then one CTA an SM */
-        recipe_params cl_k[8], hold_k[4];
-        int ncl = 0, nhold = 0, light = 0;
+        recipe_params cl_k[8], hold_k[4], pf_k[2];
+        int ncl = 0, nhold = 0, light = 0, npf = 0;
         if (!fits_cta && hw->sm >= 90 && rows * 8 <= 0x7fffffff) {
             static const int ct[][3] = { { 256, 8, 2 }, { 256, 4, 2 }, { 512, 2, 1 }, { 512, 4, 1 }, { 256, 4, 1 },
                                          { 1024, 4, 1 }, { 512, 8, 1 }, { 256, 8, 1 }, { 1024, 8, 1 } };
@@ -1681,6 +1681,19 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                 light += mb > 1;
                 cl_k[ncl++] = (recipe_params){ .threads = t, .row_threads = t, .split = 1, .cache = (int)vecs,
                                                .cluster = cl, .min_blocks = mb };
+            }
+            /* persistent clusters of 8 holding a row in registers, the next row's chunks
+             * bulk-copied to shared memory meanwhile: rows of exactly their registers.
+             * H200 (docs/perf.md, lab round 11, 34_InstanceNorm, rows of 1 MB): 512
+             * threads 3.901 ms, 1024 threads 3.967, persistent held chunks 4.874 */
+            static const int pt[] = { 512, 1024 };
+            for (size_t c = 0; c < 2 && p->r % vec == 0; c++) {
+                int64_t vecs = nv / (8 * (int64_t)pt[c]);
+                if (pt[c] > tmax || vecs < 1 || vecs * 8 * pt[c] != nv || vecs * 4 * nf > reg_budget(pt[c]) ||
+                    (int64_t)nf * pt[c] * vecs * 16 > hw->smem_per_block - 1024)
+                    continue;
+                pf_k[npf++] = (recipe_params){ .threads = pt[c], .row_threads = pt[c], .split = 1, .cache = (int)vecs,
+                                               .cluster = 8, .prefetch = 1 };
             }
         }
         /* a row too long for a CTA (or a cluster) held by CTAs that take its chunks in order;
@@ -1714,23 +1727,18 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
          * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
          * cluster leaves two CTAs an SM, as held chunks of 256 x 8 vectors (4.99 ms; a
-         * cluster of 8 at 1 an SM 5.31). So: the light clusters, then (when there were none)
-         * the first held-chunk shape and its persistent form, then the other clusters and
-         * chunk shapes. */
-        int ci = 0, hi = 0;
-        while (ci < light)
-            n = push_k(out, n, max, cl_k[ci++]);
-        if (!light)
-            while (hi < nhold && (hi == 0 || hold_k[hi].persist))
-                n = push_k(out, n, max, hold_k[hi++]);
-        while (ci < ncl)
-            n = push_k(out, n, max, cl_k[ci++]);
-        while (hi < nhold)
-            n = push_k(out, n, max, hold_k[hi++]);
+         * cluster of 8 at 1 an SM 5.31). So: the light clusters, the first persistent
+         * prefetching cluster (lab round 11: 3.90 ms on InstanceNorm), then (when there
+         * were no light clusters) the first held-chunk shape and its persistent form, then
+         * the other prefetching clusters, the other clusters and chunk shapes. */
         /* split long rows when there are too few of them for the SMs; rows of 1 Mi or
          * more also when there are many: statistics, then the output, in separate kernels
-         * (x read twice, as torch.compile's GroupNorm does, which at 5.5 ms beat the held
-         * chunks' 6.0 ms on the H200, docs/perf.md 2026-12-03) */
+         * (x read twice, as torch.compile's GroupNorm does). These come first for rows of
+         * 1 Mi or more: H200 (docs/perf.md, lab round 10, 35_GroupNorm_) 5.541 ms (split
+         * 2) and 5.572 (split 4) against the held chunks' 6.216 and their persistent
+         * form's 5.908 */
+        recipe_params split_k[3];
+        int nsplit = 0, si = 0;
         if ((rows < 2 * sms || p->r >= (1 << 20)) && p->r >= 16384) {
             int split = pow2_ge((4 * sms + rows - 1) / rows);
             if (split < 4 && p->r >= (1 << 20))
@@ -1740,8 +1748,27 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             if (split > 4096)
                 split = 4096;
             for (int s = split; s >= 2 && s >= split / 4; s /= 2)
-                n = push_k(out, n, max, (recipe_params){ .threads = 256, .unroll = 4, .row_threads = 256, .split = s });
+                split_k[nsplit++] = (recipe_params){ .threads = 256, .unroll = 4, .row_threads = 256, .split = s };
         }
+        if (p->r >= (1 << 20))
+            while (si < nsplit)
+                n = push_k(out, n, max, split_k[si++]);
+        int ci = 0, hi = 0, pi = 0;
+        while (ci < light)
+            n = push_k(out, n, max, cl_k[ci++]);
+        if (pi < npf)
+            n = push_k(out, n, max, pf_k[pi++]);
+        if (!light)
+            while (hi < nhold && (hi == 0 || hold_k[hi].persist))
+                n = push_k(out, n, max, hold_k[hi++]);
+        while (pi < npf)
+            n = push_k(out, n, max, pf_k[pi++]);
+        while (ci < ncl)
+            n = push_k(out, n, max, cl_k[ci++]);
+        while (hi < nhold)
+            n = push_k(out, n, max, hold_k[hi++]);
+        while (si < nsplit)
+            n = push_k(out, n, max, split_k[si++]);
         /* a CTA a row, streaming it (always possible) */
         if (rows >= sms || n == 0)
             for (int t = 512; t <= 1024; t *= 2)
@@ -1886,6 +1913,8 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "#define CGR_MIN_BLOCKS %d\n", (mode == NM_ROWS || mode == NM_HOLD) && k->min_blocks > 1 ? k->min_blocks : 1);
     if (mode == NM_HOLD && k->persist)
         strbuf_adds(sb, "#define CGR_HOLD_PERSIST 1\n");
+    if (mode == NM_ROWS && k->prefetch)
+        strbuf_adds(sb, "#define CGR_ROWS_PREFETCH 1\n");
     strbuf_addf(sb, "#define CGR_VECS %d\n#define CGR_SPLIT %d\n#define CGR_UNROLL %d\n",
                 mode == NM_ROWS || mode == NM_COLS || mode == NM_HOLD ? k->cache : 0,
                 mode == NM_SPLIT || mode == NM_HOLD ? k->split : 1, k->unroll > 0 ? k->unroll : 1);

@@ -2,7 +2,7 @@
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
 # (docs/abi.md), two compilers at once (and the persistent held-chunk norm with the
-# CGR_HOLD_DIRECT lab option); one reduction, one pointwise, two norm, one
+# CGR_HOLD_DIRECT lab option, and a norm cluster of 16 CTAs); one reduction, one pointwise, two norm, one
 # tensor-core GEMM, one conv and two pooling kernels also compile for sm_80 (the
 # SM80-class path). Norm fixtures that repeat another one's kernel path are built only
 # with CUTEGEN_RECIPE_VARIANTS=all. GEMM fixtures: by default a sample of different
@@ -87,13 +87,24 @@ for nk in instancenorm layernorm; do
   echo "80 $TMP/gen/$nk.sm80.cu -" >>"$jobs"
 done
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
-# bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant (variant 1)
-if "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/groupnorm.json" --variant 1 --out "$TMP/gen/gn_direct.tmp" >/dev/null 2>&1 &&
+# bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant
+k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/groupnorm.json" --list | grep '^variant .*persistent' | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
+if [ -n "$k" ] && "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/groupnorm.json" --variant "$k" --out "$TMP/gen/gn_direct.tmp" >/dev/null 2>&1 &&
    grep -q '^#define CGR_HOLD_PERSIST 1' "$TMP/gen/gn_direct.tmp"; then
   { echo "#define CGR_HOLD_DIRECT 1"; cat "$TMP/gen/gn_direct.tmp"; } >"$TMP/gen/groupnorm_persist_direct.cu"
   echo "90a $TMP/gen/groupnorm_persist_direct.cu -" >>"$jobs"
 else
-  echo "FAIL: groupnorm variant 1 is not the persistent held-chunk kernel"; failures=$((failures + 1))
+  echo "FAIL: groupnorm lists no persistent held-chunk kernel"; failures=$((failures + 1))
+fi
+# a norm cluster of 16 CTAs (not portable: launched through cgr::launch_cluster; lab
+# round 10, bench/labs/2026-12-03-round10.sh) from InstanceNorm's cluster of 8
+k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/instancenorm.json" --list | grep '^variant .*threads=512 cluster=8 vecs=16' | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
+if [ -n "$k" ] && "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/instancenorm.json" --variant "$k" --out "$TMP/gen/in16.tmp" >/dev/null 2>&1; then
+  sed -e 's/^#define CGR_CLUSTER 8$/#define CGR_CLUSTER 16/' -e 's/^#define CGR_VECS 16$/#define CGR_VECS 8/' \
+      -e 's/^#define CGR_MIN_BLOCKS 1$/#define CGR_MIN_BLOCKS 2/' "$TMP/gen/in16.tmp" >"$TMP/gen/instancenorm_cluster16.cu"
+  echo "90a $TMP/gen/instancenorm_cluster16.cu -" >>"$jobs"
+else
+  echo "FAIL: instancenorm lists no cluster of 8 at 512 threads x 16 vectors"; failures=$((failures + 1))
 fi
 # the tensor-core GEMM (mma.sync, cp.async, ldmatrix) for sm_80 too
 cp "$TMP/gen/matmul_tab.v0.cu" "$TMP/gen/matmul_tab.sm80.cu"

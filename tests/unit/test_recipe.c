@@ -354,6 +354,19 @@ static void test_loss_functions(void **state)
         float want = pt[i][1] > 0 ? pt[i][1] * (logf(pt[i][1]) - logf(pt[i][0])) : 0.f;
         assert_float_equal(rx_eval(&p, p.root, pt[i], 0.f), want, 1e-6);
     }
+    /* its logs: the first variant with logf, the second the same with __logf, and only it */
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n > 2 && !v[0].fast && v[1].fast);
+    recipe_params same = v[1];
+    same.fast = 0;
+    assert_memory_equal(&same, &v[0], sizeof same);
+    for (int i = 2; i < n; i++)
+        assert_int_equal(v[i].fast, 0);
+    assert_generated(&p, &v[0], (const char *const[]){ "= logf(", NULL });
+    assert_generated(&p, &v[1], (const char *const[]){ "= __logf(", NULL });
     recipe_plan_release(&p);
 
     /* reduction='none': the pointwise family */
@@ -387,9 +400,6 @@ static void test_loss_functions(void **state)
         assert_int_equal(p.kind[1], RK_BCAST);
         assert_int_equal(p.operand.ndim, 2);
         assert_int_equal(p.r, 64 * 128);
-        recipe_hw hw;
-        recipe_hw_default(&hw);
-        recipe_params v[RECIPE_MAX_VARIANTS];
         assert_true(recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS) > 0);
         assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_OP_NDIM 2\n", "#define CGR_OP_SHAPE {64, 128}",
                                                           "CGR_BCAST", NULL });
@@ -540,10 +550,13 @@ static void test_variants_pruned(void **state)
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 0 && v[0].row_threads == 32 && v[0].cache > 0);
     recipe_plan_release(&p);
-    /* softmax rows of 393216 floats on sm_90: a cluster of 8 CTAs holds the row first */
+    /* softmax rows of 393216 floats on sm_90: a cluster of 16 CTAs (256 threads, two an SM)
+     * holds the row first, then a cluster of 8 (512 threads, one an SM) */
     load("softmax", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n > 1 && v[0].cluster == 8 && v[0].threads == 512 && v[0].cache == 24);
+    assert_true(n > 2 && v[0].cluster == 16 && v[0].threads == 256 && v[0].cache == 24 && v[0].min_blocks == 2);
+    assert_true(v[1].cluster == 8 && v[1].threads == 512 && v[1].cache == 24 && v[1].min_blocks == 1);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_CLUSTER 16\n", "#define CGR_MIN_BLOCKS 2\n", NULL });
     hw.sm = 80; /* no clusters before sm_90 */
     n = recipe_variants(&p, &hw, v, 64);
     for (int i = 0; i < n; i++)
@@ -1391,18 +1404,26 @@ static void test_norm_variants(void **state)
     recipe_params v[64];
     int n;
 
-    /* rows of 1 MB (InstanceNorm): no cluster leaves 2 CTAs an SM, so chunks of 256 x 8
-     * vectors held by CTAs come first, the same chunks held by persistent CTAs (3 an SM)
-     * second, then a cluster of 8 CTAs holding a row (sm_90) */
+    /* rows of 1 MB (InstanceNorm): no cluster leaves 2 CTAs an SM, so a persistent cluster
+     * of 8 x 512 threads prefetching its next row comes first, then chunks of 256 x 8
+     * vectors held by CTAs, the same chunks held by persistent CTAs (3 an SM), the
+     * prefetching cluster at 1024 threads, then a cluster of 8 CTAs a row (sm_90) */
     load("instancenorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n > 3 && v[0].cluster == 0 && v[0].threads == 256 && v[0].cache == 8 && v[0].split == 32);
-    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_HOLD);
-    assert_true(!v[0].persist && v[1].persist && v[1].threads == 256 && v[1].cache == 8 && v[1].split == 32 &&
-                v[1].min_blocks == 3);
-    assert_generated(&p, &v[1], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MIN_BLOCKS 3\n", NULL });
-    assert_true(v[2].cluster == 8 && v[2].threads == 512 && v[2].cache == 16 && v[2].min_blocks == 1);
-    assert_int_equal(recipe_norm_mode(&p, &v[2]), NM_ROWS);
+    assert_true(n > 5 && v[0].cluster == 8 && v[0].threads == 512 && v[0].cache == 16 && v[0].prefetch);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_ROWS);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_ROWS_PREFETCH 1\n", "#define CGR_CLUSTER 8\n",
+                                                       "#define CGR_VECS 16\n", NULL });
+    assert_true(v[1].cluster == 0 && v[1].threads == 256 && v[1].cache == 8 && v[1].split == 32);
+    assert_int_equal(recipe_norm_mode(&p, &v[1]), NM_HOLD);
+    assert_true(!v[1].persist && v[2].persist && v[2].threads == 256 && v[2].cache == 8 && v[2].split == 32 &&
+                v[2].min_blocks == 3);
+    assert_generated(&p, &v[2], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MIN_BLOCKS 3\n", NULL });
+    assert_true(v[3].cluster == 8 && v[3].threads == 1024 && v[3].cache == 8 && v[3].prefetch);
+    assert_true(v[4].cluster == 8 && v[4].threads == 512 && v[4].cache == 16 && v[4].min_blocks == 1 && !v[4].prefetch);
+    assert_int_equal(recipe_norm_mode(&p, &v[4]), NM_ROWS);
+    for (int i = 1; i < n; i++) /* and nothing else prefetches */
+        assert_true(!v[i].prefetch || i == 3);
     hw.sm = 80;
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 0);
@@ -1433,27 +1454,24 @@ static void test_norm_variants(void **state)
         assert_int_equal(v[i].persist, 0);
     recipe_plan_release(&p);
 
-    /* GroupNorm (rows of 2 Mi): held chunks, then the same shape with persistent CTAs (one
+    /* GroupNorm (rows of 2 Mi): first the two-kernel form (statistics split 4 and 2 ways a
+     * row, then the output), then held chunks and the same shape with persistent CTAs (one
      * pass of statistics; 256 chunks a row fit twice 3 CTAs an SM on 132 SMs) */
     load("groupnorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n > 4 && v[0].split == 4 && v[1].split == 2);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_SPLIT);
+    assert_int_equal(recipe_norm_mode(&p, &v[1]), NM_SPLIT);
+    assert_int_equal(recipe_norm_mode(&p, &v[2]), NM_HOLD);
     int persistent = -1;
     for (int i = 0; i < n; i++)
         if (v[i].persist)
             persistent = i;
-    assert_int_equal(persistent, 1);
+    assert_int_equal(persistent, 3);
     assert_int_equal(recipe_norm_mode(&p, &v[persistent]), NM_HOLD);
-    assert_true(v[persistent].threads == v[0].threads && v[persistent].split == v[0].split &&
+    assert_true(v[persistent].threads == v[2].threads && v[persistent].split == v[2].split &&
                 v[persistent].min_blocks == 3 && v[persistent].split <= 2 * 3 * hw.sms);
     assert_generated(&p, &v[persistent], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MODE 4", NULL });
-    /* and the two-kernel form (statistics split 4 and 2 ways a row, then the output), after
-     * the held chunks */
-    int split4 = -1;
-    for (int i = 0; i < n; i++)
-        if (recipe_norm_mode(&p, &v[i]) == NM_SPLIT && v[i].split == 4)
-            split4 = i;
-    assert_true(split4 > persistent && split4 + 1 < n && v[split4 + 1].split == 2);
-    assert_int_equal(recipe_norm_mode(&p, &v[split4 + 1]), NM_SPLIT);
     recipe_plan_release(&p);
 
     /* a strided reduction over 64 channels: a thread a column, the column in registers */
