@@ -414,11 +414,21 @@ __device__ __forceinline__ void element_x(int j, const T (&raw)[kNf][kVec], cons
 
 // Row o (INNER == 1) covers flat elements [o * R, o * R + R); vector w covers
 // [w * kVec, w * kVec + kVec). Where they overlap: [jlo, jhi) of the vector.
+// Callers pass only vectors w that overlap row o. When rows are whole vectors every such
+// vector lies inside its row, and saying so at compile time lets the compiler drop the
+// partial-vector paths and share the row-uniform part of the epilogue (rsqrt(var + eps))
+// between a thread's vectors: computed for each element, it cost 15% on 34_InstanceNorm
+// (H200, docs/perf.md, lab round 13).
 __device__ __forceinline__ void vec_span(int64_t o, int64_t w, int64_t &r0, int &jlo, int &jhi)
 {
     r0 = w * kVec - o * kR;
-    jlo = r0 < 0 ? int(-r0) : 0;
-    jhi = r0 + kVec > kR ? int(kR - r0) : kVec;
+    if constexpr (kR % kVec == 0) {
+        jlo = 0;
+        jhi = kVec;
+    } else {
+        jlo = r0 < 0 ? int(-r0) : 0;
+        jhi = r0 + kVec > kR ? int(kR - r0) : kVec;
+    }
 }
 
 // Adds pass L's prologue values of vector w of row o (raw already loaded) to loc.
