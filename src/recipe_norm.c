@@ -1733,10 +1733,10 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
          * the other prefetching clusters, the other clusters and chunk shapes. */
         /* split long rows when there are too few of them for the SMs; rows of 1 Mi or
          * more also when there are many: statistics, then the output, in separate kernels
-         * (x read twice, as torch.compile's GroupNorm does). These come first for rows of
-         * 1 Mi or more: H200 (docs/perf.md, lab round 10, 35_GroupNorm_) 5.541 ms (split
-         * 2) and 5.572 (split 4) against the held chunks' 6.216 and their persistent
-         * form's 5.908 */
+         * (x read twice, as torch.compile's GroupNorm does). For rows of 1 Mi or more the
+         * persistent held chunks come first and these next: H200 (docs/perf.md, lab round
+         * 13, 35_GroupNorm_) 4.980 ms persistent, 5.511 split 4, 5.556 split 2 (before
+         * round 13's shared rsqrt: 5.908, 5.572, 5.541) */
         recipe_params split_k[3];
         int nsplit = 0, si = 0;
         if ((rows < 2 * sms || p->r >= (1 << 20)) && p->r >= 16384) {
@@ -1750,9 +1750,13 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             for (int s = split; s >= 2 && s >= split / 4; s /= 2)
                 split_k[nsplit++] = (recipe_params){ .threads = 256, .unroll = 4, .row_threads = 256, .split = s };
         }
-        if (p->r >= (1 << 20))
+        if (p->r >= (1 << 20)) {
+            for (int i = 0; i < nhold; i++)
+                if (hold_k[i].persist)
+                    n = push_k(out, n, max, hold_k[i]);
             while (si < nsplit)
                 n = push_k(out, n, max, split_k[si++]);
+        }
         int ci = 0, hi = 0, pi = 0;
         while (ci < light)
             n = push_k(out, n, max, cl_k[ci++]);

@@ -1454,22 +1454,22 @@ static void test_norm_variants(void **state)
         assert_int_equal(v[i].persist, 0);
     recipe_plan_release(&p);
 
-    /* GroupNorm (rows of 2 Mi): first the two-kernel form (statistics split 4 and 2 ways a
-     * row, then the output), then held chunks and the same shape with persistent CTAs (one
-     * pass of statistics; 256 chunks a row fit twice 3 CTAs an SM on 132 SMs) */
+    /* GroupNorm (rows of 2 Mi): first held chunks with persistent CTAs (one pass of
+     * statistics; 256 chunks a row fit twice 3 CTAs an SM on 132 SMs), then the two-kernel
+     * form (statistics split 4 and 2 ways a row, then the output), then held chunks */
     load("groupnorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n > 4 && v[0].split == 4 && v[1].split == 2);
-    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_SPLIT);
+    assert_true(n > 4 && v[1].split == 4 && v[2].split == 2);
     assert_int_equal(recipe_norm_mode(&p, &v[1]), NM_SPLIT);
-    assert_int_equal(recipe_norm_mode(&p, &v[2]), NM_HOLD);
+    assert_int_equal(recipe_norm_mode(&p, &v[2]), NM_SPLIT);
+    assert_int_equal(recipe_norm_mode(&p, &v[3]), NM_HOLD);
     int persistent = -1;
-    for (int i = 0; i < n; i++)
+    for (int i = n - 1; i >= 0; i--)
         if (v[i].persist)
             persistent = i;
-    assert_int_equal(persistent, 3);
+    assert_int_equal(persistent, 0);
     assert_int_equal(recipe_norm_mode(&p, &v[persistent]), NM_HOLD);
-    assert_true(v[persistent].threads == v[2].threads && v[persistent].split == v[2].split &&
+    assert_true(!v[3].persist && v[persistent].threads == v[3].threads && v[persistent].split == v[3].split &&
                 v[persistent].min_blocks == 3 && v[persistent].split <= 2 * 3 * hw.sms);
     assert_generated(&p, &v[persistent], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MODE 4", NULL });
     recipe_plan_release(&p);
