@@ -12,6 +12,12 @@ library only.
 
     python3 bench/recipe_table.py --specs SPECS_DIR [--cutegen build/cutegen] \\
         [--report bench-report.json[:LABEL] ...] [--format md|json] > table.md
+    python3 bench/recipe_table.py --coverage-from docs/recipes-h200.md [--report ...]
+
+With --coverage-from, the coverage column is read from an earlier table of this script
+(its 10-column rows) instead of from task specs: right only while the generator
+recognises the same problems as when that table was made (a change of variants does not
+matter; a change of recognition does).
 
 SPECS_DIR holds SPECS_DIR/level1/*.json and SPECS_DIR/level2/*.json (tests/gpu/dump_specs.py
 writes them on a GPU host). A later --report overrides an earlier one for the same
@@ -81,6 +87,28 @@ def find_specs(root):
         raise BadInput("%s: no task specs (expected %s/level1/*.json, %s/level2/*.json)"
                        % (root, root, root))
     return specs
+
+
+def coverage_from_table(path):
+    """[(level, id, name, covered_text)] from the 10-column rows of an earlier table."""
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise BadInput("%s: cannot read: %s (--coverage-from)" % (path, e.strerror or e))
+    out, seen = [], set()
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != len(COLUMNS) or cells[0] not in ("1", "2"):
+            continue
+        pid = leading_id(cells[1])
+        if pid is None or (int(cells[0]), pid) in seen:
+            continue
+        seen.add((int(cells[0]), pid))
+        out.append((int(cells[0]), pid, cells[1], cells[2]))
+    if not out:
+        raise BadInput("%s: no table rows of %d columns (--coverage-from)" % (path, len(COLUMNS)))
+    return out
 
 
 def coverage(cutegen, spec):
@@ -187,7 +215,11 @@ def build_rows(specs, cutegen, reports):
     out = []
     seen = set()
     for level, pid, name, path in specs:
-        covered, what = coverage(cutegen, path)
+        if path.startswith("table:"):  # --coverage-from: the earlier table's text
+            what = path[len("table:"):]
+            covered = not what.startswith("no:") and not what.startswith("- ")
+        else:
+            covered, what = coverage(cutegen, path)
         out.append(make_row(level, pid, name, covered, what, measured.get((level, pid))))
         seen.add((level, pid))
     for (level, pid), (p, label) in measured.items():
@@ -290,8 +322,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(
         prog=PROG, description="The built-in recipes' coverage and measured speed over "
         "KernelBench levels 1 and 2, as a Markdown table (or JSON).")
-    ap.add_argument("--specs", required=True, metavar="DIR",
-                    help="task specs: DIR/level1/*.json, DIR/level2/*.json")
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--specs", metavar="DIR",
+                     help="task specs: DIR/level1/*.json, DIR/level2/*.json")
+    src.add_argument("--coverage-from", metavar="TABLE.md",
+                     help="read the coverage column from an earlier table of this script "
+                     "instead (no specs needed; right while recognition is unchanged)")
     ap.add_argument("--cutegen", metavar="BIN",
                     default=os.path.join(os.path.dirname(here), "build", "cutegen"),
                     help="the cutegen binary (default: build/cutegen of this checkout)")
@@ -306,9 +342,13 @@ def main(argv=None):
         for arg in a.report:
             path, label = split_report_arg(arg)
             reports.append((label, load_report(path)))
-        specs = find_specs(a.specs)
-        if not (os.path.isfile(a.cutegen) and os.access(a.cutegen, os.X_OK)):
-            raise BadInput("%s: not an executable file (--cutegen)" % a.cutegen)
+        if a.coverage_from:
+            specs = [(lv, pid, name, "table:" + what)
+                     for lv, pid, name, what in coverage_from_table(a.coverage_from)]
+        else:
+            specs = find_specs(a.specs)
+            if not (os.path.isfile(a.cutegen) and os.access(a.cutegen, os.X_OK)):
+                raise BadInput("%s: not an executable file (--cutegen)" % a.cutegen)
         rows = build_rows(specs, a.cutegen, reports)
     except BadInput as e:
         print("%s: error: %s" % (PROG, e), file=sys.stderr)
