@@ -3,7 +3,8 @@
 # cutegen (covered / not covered / a recipe error by the spec's name) and fake reports:
 # the exact rows and their order, the override of an earlier --report by a later one,
 # the summary's counts and geometric means (1.0x for the wrong and the uncovered ones),
-# --format json, and exit 2 with one line naming the file on bad input. Needs python3.
+# --format json, --coverage-from (the coverage column of an earlier table), and exit 2
+# with one line naming the file on bad input. Needs python3.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed (bench/recipe_table.py needs it)"
@@ -90,6 +91,15 @@ EOF
 expect_same "$TMP/want" "$TMP/sum" "summary: problems, covered, measured, correct, faster, geomeans"
 expect_grep '^\| level \| problems \| covered \| measured on the GPU \| correct \| faster than eager \|' \
   "$TMP/a.md" "the summary's header"
+
+# --- coverage from an earlier table (no specs, no cutegen): the same table again --------
+expect_exit 0 "the table with coverage from the first one" -- \
+  python3 "$TABLE" --coverage-from "$TMP/a.md" --report "$TMP/a.json:run A"
+expect_same "$TMP/a.md" "$TMP/out" "--coverage-from rebuilds the same rows and summary"
+echo "no table here" >"$TMP/notable.md"
+expect_exit 2 "an earlier table without table rows" -- python3 "$TABLE" --coverage-from "$TMP/notable.md"
+expect_grep "notable.md: no table rows" "$TMP/err" "the file without rows is named"
+expect_exit 2 "--specs and --coverage-from together" -- run_table --coverage-from "$TMP/a.md"
 
 # --- two reports: the later one wins, problem by problem -------------------------------
 expect_exit 0 "report A then report B" -- run_table --report "$TMP/a.json:run A" --report "$TMP/b.json:17:40 sweep"
