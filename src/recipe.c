@@ -867,15 +867,23 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
             if (!fname)
                 return not_covered(w, "module call '%s' without its class name", target);
         }
-        if (!strcmp(fname, "getitem")) {
+        if (!strcmp(fname, "getitem") || !strcmp(fname, "getattr")) {
+            /* torch.max/min(x, dim)'s pair: [0] or .values, [1] or .indices */
             struct value v;
-            if (arg_value(w, arg_at(node, 0, NULL), &v, "getitem"))
+            if (arg_value(w, arg_at(node, 0, NULL), &v, fname))
                 return 1;
             const json_t *ix = arg_at(node, 1, NULL);
-            if (v.kind != V_PAIR || !json_is_integer(ix) || json_integer_value(ix) < 0 ||
-                json_integer_value(ix) > 1)
-                return not_covered(w, "%s", "indexing other than element 0/1 of torch.max/min(x, dim)");
-            bool idx = json_integer_value(ix) == 1;
+            const char *attr = json_string_value(ix);
+            int which = -1;
+            if (!strcmp(fname, "getitem") && json_is_integer(ix) && json_integer_value(ix) >= 0 &&
+                json_integer_value(ix) <= 1)
+                which = (int)json_integer_value(ix);
+            else if (!strcmp(fname, "getattr") && attr)
+                which = !strcmp(attr, "values") ? 0 : !strcmp(attr, "indices") ? 1 : -1;
+            if (v.kind != V_PAIR || which < 0)
+                return not_covered(w, "%s",
+                                   "indexing other than [0]/.values or [1]/.indices of torch.max/min(x, dim)");
+            bool idx = which == 1;
             enum recipe_red r = w->pair_is_max ? (idx ? RED_ARGMAX : RED_MAX) : (idx ? RED_ARGMIN : RED_MIN);
             if (w->n_reductions++)
                 return not_covered(w, "%s", "more than one reduction");

@@ -239,6 +239,35 @@ static void test_reduce_plans(void **state)
     assert_int_equal(p.r, 16 * 32);
     assert_int_equal(p.inner, 1);
     recipe_plan_release(&p);
+    /* torch.max(x, dim)'s pair read as .values / .indices (builtins.getattr), as [0] / [1] */
+    static const struct { const char *attr; int red; } by_attr[] = {
+        { "values", RED_MAX }, { "indices", RED_ARGMAX }, { "shape", -1 } };
+    for (size_t i = 0; i < sizeof by_attr / sizeof by_attr[0]; i++) {
+        char *path = fixture("max_dim");
+        json_t *spec = json_load_file(path, 0, NULL);
+        free(path);
+        assert_non_null(spec);
+        json_t *item = json_array_get(json_object_get(spec, "graph"), 2);
+        json_object_set_new(item, "target", json_string("builtins.getattr"));
+        json_array_set_new(json_object_get(item, "args"), 1, json_string(by_attr[i].attr));
+        if (by_attr[i].red == RED_ARGMAX) /* indices are int64 */
+            json_object_set_new(json_array_get(json_object_get(spec, "outputs"), 0), "dtype", json_string("int64"));
+        strbuf why = STRBUF_INIT;
+        recipe_plan_init(&p);
+        int rc = recipe_recognise(spec, &p, &why);
+        if (by_attr[i].red < 0) {
+            assert_int_equal(rc, 1);
+            assert_non_null(strstr(why.buf, ".values or [1]/.indices of torch.max/min(x, dim)"));
+        } else {
+            if (rc)
+                fail_msg(".%s: %s", by_attr[i].attr, why.buf);
+            assert_int_equal(p.red, by_attr[i].red);
+            assert_int_equal(p.dim, 1);
+        }
+        strbuf_release(&why);
+        json_decref(spec);
+        recipe_plan_release(&p);
+    }
     load("max_all", &p); /* torch.max(x): a tensor, not a (values, indices) pair */
     assert_int_equal(p.red, RED_MAX);
     assert_int_equal(p.outer * p.inner, 1);
