@@ -13,10 +13,22 @@
 // A cluster that cannot be scheduled (SMs reserved by MPS/MIG) returns CG_LAUNCH_FAILED:
 // the autotuner then keeps another variant.
 //
+// With PREFETCH the clusters are persistent (as many as run at once) and take rows in
+// turn; one bulk copy (cp.async.bulk, completing on an mbarrier) a full-size input brings
+// a CTA's chunk of its next row into shared memory while it works on this one, as
+// recipes/norm.cu's ROWS_PREFETCH (86.8% of SoL on 34_InstanceNorm against 72.7%).
+//
 // Named parameters (CGR_*) are written by src/recipe_gen.c in place of `recipe:params`;
 // the defaults make this file compile on its own (KernelBench's 4096 x 393216 softmax).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "recipes/softmax_cluster.cu needs sm_90 or newer (thread-block clusters): use a reduce.cu variant"
+#endif
+#ifndef CGR_PREFETCH
+#define CGR_PREFETCH 0              // persistent clusters, the next row's chunk bulk-copied meanwhile
+#endif
+#if CGR_PREFETCH
+#include <cute/arch/copy_sm90_tma.hpp>
+#include <cutlass/arch/barrier.h>
 #endif
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
@@ -85,8 +97,23 @@ struct Args {
     OutT *out;
 };
 
-// kVec consecutive operand values from a 16-byte aligned idx (the prologue applied).
-__device__ __forceinline__ void load_vec(const Args &a, int64_t idx, float (&v)[kVec])
+// Full-size inputs before input i (their order in a prefetched chunk).
+__host__ __device__ constexpr int full_rank(int i)
+{
+    int n = 0;
+#define CGR_COUNT_FULL(j, ctype, k, dt) n += (j) < i && (k) == CGR_FULL;
+    CGR_INPUTS(CGR_COUNT_FULL)
+#undef CGR_COUNT_FULL
+    return n;
+}
+constexpr int kNfull = full_rank(kNin);
+constexpr int kChunkBytes = int(kChunk * sizeof(T));  // a CTA's chunk of one full-size input
+
+// kVec consecutive operand values from a 16-byte aligned idx (the prologue applied): the
+// full-size inputs from global memory, or (chunk != nullptr) vector j of each one's chunk
+// in shared memory.
+__device__ __forceinline__ void load_vec(const Args &a, int64_t idx, float (&v)[kVec],
+                                         const unsigned char *chunk = nullptr, int j = 0)
 {
     alignas(16) T raw[kNin > 0 ? kNin : 1][kVec];
     float sval[kNin > 0 ? kNin : 1];
@@ -94,10 +121,15 @@ __device__ __forceinline__ void load_vec(const Args &a, int64_t idx, float (&v)[
         constexpr int I = decltype(ic)::value;
         using E = typename In<I>::type;
         const E *p = static_cast<const E *>(a.in[I]);
-        if constexpr (In<I>::kind == CGR_FULL)
-            *reinterpret_cast<uint4 *>(raw[I]) = cgr::ld(reinterpret_cast<const uint4 *>(p + idx));
-        else if constexpr (In<I>::kind == CGR_SCALAR)
+        if constexpr (In<I>::kind == CGR_FULL) {
+            if (chunk)
+                *reinterpret_cast<uint4 *>(raw[I]) =
+                    reinterpret_cast<const uint4 *>(chunk + full_rank(I) * kChunkBytes)[j];
+            else
+                *reinterpret_cast<uint4 *>(raw[I]) = cgr::ld(reinterpret_cast<const uint4 *>(p + idx));
+        } else if constexpr (In<I>::kind == CGR_SCALAR) {
             sval[I] = cgr::to_f(p[0]);
+        }
     });
     CUTE_UNROLL
     for (int e = 0; e < kVec; ++e) {
@@ -152,28 +184,17 @@ __device__ __forceinline__ float block_sum(float v, float *red)
     return r;
 }
 
-// grid = (CLUSTER, rows); one cluster a row.
-// A cluster of more than 8 CTAs (not portable) is set at launch (cgr::launch_cluster).
-#if CGR_CLUSTER > 8
-#define CGR_SMC_DIMS
-#else
-#define CGR_SMC_DIMS __cluster_dims__(kCluster, 1, 1)
-#endif
-__global__ void CGR_SMC_DIMS __launch_bounds__(kThreads, CGR_MIN_BLOCKS) softmax_cluster(const Args a)
+// The rest of a row once a CTA holds its share v (registers), base its first element's
+// index: local (max, sum), the exchange through stat (this CTA's slot), the output. A CTA
+// rewrites its stat only after the next cluster barrier, which no CTA passes before all
+// have read it (persistent: stat alternates between two slots, as rows follow). With
+// Arrive, the CTA arrives at the cluster barrier once it has read the others' stats (the
+// caller waits before it exits), so that no CTA waits for the others' stores.
+template <bool Arrive>
+__device__ __forceinline__ void finish_row(const Args &a, int64_t base, float (&v)[kVecs][kVec], float *red,
+                                           float2 *stat, float2 &fin)
 {
-    __shared__ float red[kThreads / 32];
-    __shared__ float2 stat;   // this CTA's (max, sum), read by the whole cluster
-    __shared__ float2 fin;    // (scale exp(m_i - M) / S, M + log S)
     cg::cluster_group cluster = cg::this_cluster();
-    const int rank = int(cluster.block_rank());
-    // this thread's first element; its vector i is kThreads * kVec elements further
-    const int64_t base = int64_t(blockIdx.y) * kR + int64_t(rank) * kChunk + int64_t(threadIdx.x) * kVec;
-
-    float v[kVecs][kVec];
-    CUTE_UNROLL
-    for (int i = 0; i < kVecs; ++i)
-        load_vec(a, base + int64_t(i) * kThreads * kVec, v[i]);
-
     // fmaxf drops NaN, but a NaN element makes its exp, hence S, NaN, and so the whole
     // row's output, as in torch.
     float m = -INFINITY;
@@ -192,20 +213,20 @@ __global__ void CGR_SMC_DIMS __launch_bounds__(kThreads, CGR_MIN_BLOCKS) softmax
             s += t;
         }
     s = block_sum(s, red);
-    if (threadIdx.x == 0) stat = make_float2(m, s);
+    if (threadIdx.x == 0) *stat = make_float2(m, s);
     cluster.sync();  // every CTA's stat is written and visible cluster-wide
 
     if (threadIdx.x < 32) {
         const int lane = threadIdx.x;
         float2 st = make_float2(-INFINITY, 0.f);
-        if (lane < kCluster) st = *cluster.map_shared_rank(&stat, lane);
+        if (lane < kCluster) st = *cluster.map_shared_rank(stat, lane);
         const float M = warp_max(st.x);
         const float part = (lane < kCluster && st.x != -INFINITY) ? st.y * expf(st.x - M) : 0.f;
         const float S = warp_sum(part);
         if (lane == 0) fin = make_float2(__expf(m - M) / S, M + logf(S));
     }
-    // Done reading the other CTAs' shared memory: arrive now, wait before exiting.
-    cute::cluster_arrive();
+    if constexpr (Arrive)
+        cute::cluster_arrive();
     __syncthreads();
     const float2 f = fin;
 
@@ -218,8 +239,85 @@ __global__ void CGR_SMC_DIMS __launch_bounds__(kThreads, CGR_MIN_BLOCKS) softmax
             o[e] = cgr::from_f<OutT>(cgr_epi(kLog ? v[i][e] - f.y : v[i][e] * f.x));
         cgr::st(y + i * kThreads, *reinterpret_cast<const uint4 *>(o));
     }
-    cute::cluster_wait();
 }
+
+// A cluster of more than 8 CTAs (not portable), and the persistent clusters, are set at
+// launch (cgr::launch_cluster).
+#if CGR_CLUSTER > 8 || CGR_PREFETCH
+#define CGR_SMC_DIMS
+#else
+#define CGR_SMC_DIMS __cluster_dims__(kCluster, 1, 1)
+#endif
+
+#if !CGR_PREFETCH
+// grid = (CLUSTER, rows); one cluster a row.
+__global__ void CGR_SMC_DIMS __launch_bounds__(kThreads, CGR_MIN_BLOCKS) softmax_cluster(const Args a)
+{
+    __shared__ float red[kThreads / 32];
+    __shared__ float2 stat;   // this CTA's (max, sum), read by the whole cluster
+    __shared__ float2 fin;    // (scale exp(m_i - M) / S, M + log S)
+    const int rank = int(cg::this_cluster().block_rank());
+    // this thread's first element; its vector i is kThreads * kVec elements further
+    const int64_t base = int64_t(blockIdx.y) * kR + int64_t(rank) * kChunk + int64_t(threadIdx.x) * kVec;
+    float v[kVecs][kVec];
+    CUTE_UNROLL
+    for (int i = 0; i < kVecs; ++i)
+        load_vec(a, base + int64_t(i) * kThreads * kVec, v[i]);
+    finish_row<true>(a, base, v, red, &stat, fin);
+    cute::cluster_wait();  // no CTA leaves while another may still read its stat
+}
+#else
+using Bar = cutlass::arch::ClusterTransactionBarrier;
+constexpr int kPrefetchSmem = kNfull * kChunkBytes;
+static_assert(kNfull >= 1 && kChunkBytes % 16 == 0 && kChunkBytes < (1 << 20), "prefetched chunks");
+
+// grid = (CLUSTER, clusters); persistent: cluster c takes rows c, c + clusters, ...;
+// dynamic shared memory: kPrefetchSmem.
+__global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) softmax_cluster(const Args a)
+{
+    extern __shared__ __align__(128) unsigned char chunk[];  // [full input][kChunkBytes]
+    __shared__ float red[kThreads / 32];
+    __shared__ float2 stat[2];  // by the parity of the CTA's row count
+    __shared__ float2 fin;
+    __shared__ alignas(8) uint64_t bar;
+    const int rank = int(cg::this_cluster().block_rank());
+    if (threadIdx.x == 0) {
+        Bar::init(&bar, 1);
+        cutlass::arch::fence_barrier_init();
+    }
+    __syncthreads();
+    auto fetch = [&](int64_t row) {  // thread 0: this CTA's chunk of row into shared memory
+        Bar::arrive_and_expect_tx(&bar, kPrefetchSmem);
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            if constexpr (In<I>::kind == CGR_FULL)
+                cute::SM90_BULK_COPY_G2S::copy(static_cast<const T *>(a.in[I]) + row * kR + int64_t(rank) * kChunk,
+                                               &bar, chunk + full_rank(I) * kChunkBytes, kChunkBytes);
+        });
+    };
+    const int64_t first = blockIdx.y, stride = gridDim.y;
+    if (threadIdx.x == 0 && first < kOuter)
+        fetch(first);
+    uint32_t phase = 0;
+    int n = 0;
+    for (int64_t row = first; row < kOuter; row += stride, ++n) {
+        Bar::wait(&bar, phase);
+        phase ^= 1;
+        const int64_t base = row * kR + int64_t(rank) * kChunk + int64_t(threadIdx.x) * kVec;
+        float v[kVecs][kVec];
+        CUTE_UNROLL
+        for (int i = 0; i < kVecs; ++i)
+            load_vec(a, base + int64_t(i) * kThreads * kVec, v[i], chunk, int(threadIdx.x) + i * kThreads);
+        __syncthreads();  // the chunk is in registers: shared memory takes the next row's
+        if (threadIdx.x == 0 && row + stride < kOuter) {
+            cutlass::arch::fence_view_async_shared();
+            fetch(row + stride);
+        }
+        finish_row<false>(a, base, v, red, &stat[n & 1], fin);
+    }
+    cg::this_cluster().sync();  // no CTA leaves while another may still read its stat
+}
+#endif
 
 static const int kInNdim[] = CGR_IN_NDIMS;
 static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
@@ -253,7 +351,18 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_UNSUPPORTED;
     if (kOuter == 0)
         return CG_OK;
-#if CGR_CLUSTER > 8
+#if CGR_PREFETCH
+    const int clusters = cgr::max_clusters(softmax_cluster, kThreads, kCluster, kPrefetchSmem);
+    if (clusters < 1)
+        return CG_LAUNCH_FAILED;
+    const unsigned grid_y = unsigned(clusters < kOuter ? clusters : kOuter);
+    if (cgr::launch_cluster(softmax_cluster, dim3(kCluster, grid_y), kThreads, kCluster, kPrefetchSmem, stream, a) !=
+        cudaSuccess) {
+        (void)cudaGetLastError();
+        return CG_LAUNCH_FAILED;
+    }
+    return CG_OK;
+#elif CGR_CLUSTER > 8
     if (cgr::launch_cluster(softmax_cluster, dim3(kCluster, unsigned(kOuter)), kThreads, kCluster, 0, stream, a) !=
         cudaSuccess) {
         (void)cudaGetLastError();

@@ -276,8 +276,9 @@ typedef struct recipe_params {
     int fast;        /* POINTWISE, REDUCE: exp and log of the expression as the fast
                         intrinsics (__expf, __logf: a few ulp, flush denormals; may fail
                         a tolerance: the judge decides) */
-    int prefetch;    /* NORM rows held by a cluster (sm_90): persistent clusters, the next
-                        row's chunks bulk-copied to shared memory meanwhile (CGR_ROWS_PREFETCH) */
+    int prefetch;    /* NORM rows and REDUCE softmax held by a cluster (sm_90): persistent
+                        clusters, the next row's chunks bulk-copied to shared memory
+                        meanwhile (CGR_ROWS_PREFETCH, CGR_PREFETCH) */
     int persist;     /* NORM hold: persistent CTAs that load their next chunk before waiting
                         for the current chunk's row (CGR_HOLD_PERSIST) */
     recipe_gemm_params gemm; /* GEMM */

@@ -223,8 +223,9 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
         strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_ROW_THREADS %d\n#define CGR_SPLIT %d\n"
                         "#define CGR_CACHE %d\n", k->threads, k->row_threads, k->split, k->cache);
         if (k->cluster > 0)
-            strbuf_addf(sb, "#define CGR_CLUSTER %d\n#define CGR_VECS %d\n#define CGR_MIN_BLOCKS %d\n", k->cluster,
-                        k->cache, k->min_blocks > 1 ? k->min_blocks : 1);
+            strbuf_addf(sb, "#define CGR_CLUSTER %d\n#define CGR_VECS %d\n#define CGR_MIN_BLOCKS %d\n"
+                            "#define CGR_PREFETCH %d\n",
+                        k->cluster, k->cache, k->min_blocks > 1 ? k->min_blocks : 1, k->prefetch ? 1 : 0);
         strbuf_addf(sb, "#define CGR_OP_NDIM %d\n#define CGR_OP_SHAPE ", p->operand.ndim);
         emit_shape(sb, &p->operand);
         strbuf_addc(sb, '\n');
@@ -529,17 +530,27 @@ static int family_variants(const recipe_plan *p, const recipe_hw *hw, recipe_par
              * threads and two CTAs an SM, so that one CTA's loads overlap the other's stores;
              * H200 (docs/perf.md, lab round 10: 23_Softmax, 96 floats a thread) 3.483 ms
              * against 3.601 at 512 threads, a cluster of 8, one CTA an SM */
-            static const int cl[][3] = { { 256, 16, 2 }, { 512, 8, 1 }, { 512, 4, 1 }, { 512, 2, 1 },
-                                         { 256, 8, 1 }, { 256, 4, 1 }, { 256, 2, 1 } };
+            /* then the first two again as persistent clusters that bulk-copy a CTA's chunk of
+             * the next row into shared memory meanwhile (recipes/norm.cu's prefetch: 86.8%
+             * of SoL on InstanceNorm against 72.7%; not yet measured on softmax) */
+            static const int cl[][4] = { { 256, 16, 2, 0 }, { 512, 8, 1, 0 }, { 512, 8, 1, 1 }, { 256, 16, 2, 1 },
+                                         { 512, 4, 1, 0 },  { 512, 2, 1, 0 }, { 256, 8, 1, 0 }, { 256, 4, 1, 0 },
+                                         { 256, 2, 1, 0 } };
+            int nfull = 0;
+            for (int i = 0; i < p->n_inputs; i++)
+                nfull += p->kind[i] == RK_FULL;
             for (size_t c = 0; c < sizeof cl / sizeof cl[0]; c++) {
                 int64_t per = (int64_t)cl[c][1] * cl[c][0] * vec;
                 if (p->r % per || cl[c][0] * cl[c][2] > hw->max_threads_per_sm)
                     continue;
                 int64_t vecs = p->r / per;
-                if (vecs * vec > 96)
+                int64_t smem = (int64_t)nfull * cl[c][0] * vecs * 16; /* a CTA's prefetched chunks */
+                if (vecs * vec > 96 ||
+                    (cl[c][3] && (nfull < 1 || smem > hw->smem_per_block - 1024 ||
+                                  smem * cl[c][2] > hw->smem_per_sm - 2048 * cl[c][2])))
                     continue;
                 recipe_params k = { .threads = cl[c][0], .row_threads = cl[c][0], .split = 1, .cache = (int)vecs,
-                                    .cluster = cl[c][1], .min_blocks = cl[c][2] };
+                                    .cluster = cl[c][1], .min_blocks = cl[c][2], .prefetch = cl[c][3] };
                 n = push(out, n, max, k);
             }
         }

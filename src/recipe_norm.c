@@ -1668,7 +1668,7 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         /* a cluster a row: only for rows one CTA cannot hold; first the shapes that leave
          * a thread few vectors (<= 12) so that two CTAs fit an SM (one CTA's loads overlap
          * the other's stores), then one CTA an SM */
-        recipe_params cl_k[8], hold_k[4], pf_k[2];
+        recipe_params cl_k[8], hold_k[4], pf_k[2], late_persist = { 0 };
         int ncl = 0, nhold = 0, light = 0, npf = 0;
         if (!fits_cta && hw->sm >= 90 && rows * 8 <= 0x7fffffff) {
             static const int ct[][3] = { { 256, 8, 2 }, { 256, 4, 2 }, { 512, 2, 1 }, { 512, 4, 1 }, { 256, 4, 1 },
@@ -1724,6 +1724,14 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             hold_k[1].min_blocks = 768 / hold_k[0].threads;
             nhold++;
         }
+        /* rows whose 256 x 8 chunks are too many for one CTA a chunk but fit twice the
+         * persistent CTAs (LayerNorm's 16 rows of 4 Mi: 512 chunks, 792 on 132 SMs): the
+         * persistent form alone, offered after the split forms (not yet measured) */
+        int64_t pchunks = (nv + 2047) / 2048;
+        if (!fits_cta && nhold == 0 && p->norm->levels <= 1 && 8 * 4 * nf <= 32 && pchunks >= 2 &&
+            pchunks <= (int64_t)2 * 3 * sms && rows * pchunks <= 0x7fffffff && 256 <= tmax)
+            late_persist = (recipe_params){ .threads = 256, .row_threads = 256, .split = (int)pchunks, .cache = 8,
+                                            .persist = 1, .min_blocks = 3 };
         /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
          * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
          * cluster leaves two CTAs an SM, as held chunks of 256 x 8 vectors (4.99 ms; a
@@ -1733,8 +1741,9 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
          * the other prefetching clusters, the other clusters and chunk shapes. */
         /* split long rows when there are too few of them for the SMs; rows of 1 Mi or
          * more also when there are many: statistics, then the output, in separate kernels
-         * (x read twice, as torch.compile's GroupNorm does). For rows of 1 Mi or more the
-         * persistent held chunks come first and these next: H200 (docs/perf.md, lab round
+         * (x read twice, as torch.compile's GroupNorm does). For rows of 1 Mi or more,
+         * when they are many (2 x SMs or more), the persistent held chunks come first and
+         * these next: H200 (docs/perf.md, lab round
          * 13, 35_GroupNorm_) 4.980 ms persistent, 5.511 split 4, 5.556 split 2 (before
          * round 13's shared rsqrt: 5.908, 5.572, 5.541) */
         recipe_params split_k[3];
@@ -1751,7 +1760,7 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                 split_k[nsplit++] = (recipe_params){ .threads = 256, .unroll = 4, .row_threads = 256, .split = s };
         }
         if (p->r >= (1 << 20)) {
-            for (int i = 0; i < nhold; i++)
+            for (int i = 0; i < nhold && rows >= 2 * sms; i++)
                 if (hold_k[i].persist)
                     n = push_k(out, n, max, hold_k[i]);
             while (si < nsplit)
@@ -1773,6 +1782,8 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             n = push_k(out, n, max, hold_k[hi++]);
         while (si < nsplit)
             n = push_k(out, n, max, split_k[si++]);
+        if (late_persist.persist)
+            n = push_k(out, n, max, late_persist);
         /* a CTA a row, streaming it (always possible) */
         if (rows >= sms || n == 0)
             for (int t = 512; t <= 1024; t *= 2)

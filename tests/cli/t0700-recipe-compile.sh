@@ -2,7 +2,8 @@
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
 # (docs/abi.md), two compilers at once (and the persistent held-chunk norm with the
-# CGR_HOLD_DIRECT lab option, and a norm cluster of 16 CTAs); one reduction, one pointwise, two norm, one
+# CGR_HOLD_DIRECT lab option, a norm cluster of 16 CTAs, softmax's prefetching clusters
+# and LayerNorm's persistent held chunks); one reduction, one pointwise, two norm, one
 # tensor-core GEMM, one conv and two pooling kernels also compile for sm_80 (the
 # SM80-class path). Norm fixtures that repeat another one's kernel path are built only
 # with CUTEGEN_RECIPE_VARIANTS=all. GEMM fixtures: by default a sample of different
@@ -106,6 +107,17 @@ if [ -n "$k" ] && "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/instancenorm.
 else
   echo "FAIL: instancenorm lists no cluster of 8 at 512 threads x 16 vectors"; failures=$((failures + 1))
 fi
+# variants that come after variant 0 and use code paths nothing above builds: softmax's
+# persistent prefetching cluster (bulk copies, mbarrier), LayerNorm's persistent held chunks
+for sv in "softmax:prefetch" "layernorm:persistent"; do
+  f=${sv%%:*} what=${sv#*:}
+  k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$f.json" --list | grep "^variant .*$what" | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
+  if [ -n "$k" ] && "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$f.json" --variant "$k" --out "$TMP/gen/$f.$what.cu" >/dev/null 2>&1; then
+    echo "90a $TMP/gen/$f.$what.cu -" >>"$jobs"
+  else
+    echo "FAIL: $f lists no $what variant"; failures=$((failures + 1))
+  fi
+done
 # the tensor-core GEMM (mma.sync, cp.async, ldmatrix) for sm_80 too
 cp "$TMP/gen/matmul_tab.v0.cu" "$TMP/gen/matmul_tab.sm80.cu"
 echo "80 $TMP/gen/matmul_tab.sm80.cu -" >>"$jobs"

@@ -585,7 +585,19 @@ static void test_variants_pruned(void **state)
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 2 && v[0].cluster == 16 && v[0].threads == 256 && v[0].cache == 24 && v[0].min_blocks == 2);
     assert_true(v[1].cluster == 8 && v[1].threads == 512 && v[1].cache == 24 && v[1].min_blocks == 1);
-    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_CLUSTER 16\n", "#define CGR_MIN_BLOCKS 2\n", NULL });
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_CLUSTER 16\n", "#define CGR_MIN_BLOCKS 2\n",
+                                                       "#define CGR_PREFETCH 0\n", NULL });
+    /* then the same two as persistent clusters prefetching the next row (192 KB of shared
+     * memory a CTA at 512 threads, 96 KB at 256: both fit an SM) */
+    assert_true(n > 4 && !v[0].prefetch && !v[1].prefetch);
+    assert_true(v[2].prefetch && v[2].cluster == 8 && v[2].threads == 512);
+    assert_true(v[3].prefetch && v[3].cluster == 16 && v[3].threads == 256 && v[3].min_blocks == 2);
+    assert_generated(&p, &v[2], (const char *const[]){ "#define CGR_PREFETCH 1\n", NULL });
+    hw.smem_per_block = 160 * 1024; /* 192 KB chunks no longer fit a CTA */
+    n = recipe_variants(&p, &hw, v, 64);
+    for (int i = 0; i < n; i++)
+        assert_true(!v[i].prefetch || v[i].threads == 256);
+    recipe_hw_default(&hw);
     hw.sm = 80; /* no clusters before sm_90 */
     n = recipe_variants(&p, &hw, v, 64);
     for (int i = 0; i < n; i++)
@@ -1472,15 +1484,22 @@ static void test_norm_variants(void **state)
             assert_true((int64_t)v[i].cluster * v[i].threads * v[i].cache >= 16385);
     recipe_plan_release(&p);
 
-    /* 16 rows of 4 Mi (LayerNorm): split over CTAs through the workspace; 512 chunks a row
-     * of 256 x 8 vectors are more than half of what 4 CTAs an SM hold at once, so no held
-     * chunks and no persistent variant */
+    /* 16 rows of 4 Mi (LayerNorm): split over CTAs through the workspace first; 512 chunks
+     * a row of 256 x 8 vectors are more than half of what 4 CTAs an SM hold at once, so no
+     * held chunks, but they fit twice the persistent CTAs (3 an SM): that form last */
     load("layernorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n > 0 && v[0].split > 1);
+    assert_true(n > 1 && v[0].split > 1);
     assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_SPLIT);
+    for (int i = 0; i < n - 1; i++)
+        assert_int_equal(v[i].persist, 0);
+    assert_true(v[n - 1].persist && v[n - 1].split == 512 && v[n - 1].cache == 8 && v[n - 1].min_blocks == 3);
+    assert_int_equal(recipe_norm_mode(&p, &v[n - 1]), NM_HOLD);
+    hw.sms = 64; /* 512 chunks do not fit twice 3 CTAs an SM on 64 SMs */
+    n = recipe_variants(&p, &hw, v, 64);
     for (int i = 0; i < n; i++)
         assert_int_equal(v[i].persist, 0);
+    recipe_hw_default(&hw);
     recipe_plan_release(&p);
 
     /* GroupNorm (rows of 2 Mi): first held chunks with persistent CTAs (one pass of
