@@ -1597,6 +1597,13 @@ static int reg_budget(int threads)
     return threads >= 1024 ? 32 : threads >= 512 ? 80 : 96;
 }
 
+/* Whether a row of `chunks` chunks can be held by persistent CTAs of `threads` threads (a
+ * CTA holds two chunks, 768 / threads CTAs an SM): its chunks fit twice those CTAs. */
+static bool persistent_fits(int64_t chunks, int threads, int sms)
+{
+    return threads <= 256 && chunks <= (int64_t)2 * (768 / threads) * sms;
+}
+
 static int push_k(recipe_params *out, int n, int max, recipe_params k)
 {
     for (int i = 0; i < n; i++)
@@ -1716,8 +1723,7 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
          * 3 CTAs an SM ran 1.8% (InstanceNorm, 4.875 vs 4.963 ms) and 5.1% (GroupNorm, 5.910
          * vs 6.228 ms) faster than one CTA a chunk; at 2 CTAs an SM, or 512 threads, slower.
          * So it comes second, after the first held shape, for the tuner to choose. */
-        if (nhold > 0 && p->norm->levels <= 1 && hold_k[0].threads <= 256 &&
-            hold_k[0].split <= (int64_t)2 * (768 / hold_k[0].threads) * sms) {
+        if (nhold > 0 && p->norm->levels <= 1 && persistent_fits(hold_k[0].split, hold_k[0].threads, sms)) {
             memmove(&hold_k[2], &hold_k[1], (size_t)(nhold - 1) * sizeof hold_k[0]);
             hold_k[1] = hold_k[0];
             hold_k[1].persist = 1;
@@ -1729,23 +1735,16 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
          * persistent form alone, offered after the split forms (not yet measured) */
         int64_t pchunks = (nv + 2047) / 2048;
         if (!fits_cta && nhold == 0 && p->norm->levels <= 1 && 8 * 4 * nf <= 32 && pchunks >= 2 &&
-            pchunks <= (int64_t)2 * 3 * sms && rows * pchunks <= 0x7fffffff && 256 <= tmax)
+            persistent_fits(pchunks, 256, sms) && rows * pchunks <= 0x7fffffff && 256 <= tmax)
             late_persist = (recipe_params){ .threads = 256, .row_threads = 256, .split = (int)pchunks, .cache = 8,
                                             .persist = 1, .min_blocks = 3 };
-        /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
-         * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
-         * cluster leaves two CTAs an SM, as held chunks of 256 x 8 vectors (4.99 ms; a
-         * cluster of 8 at 1 an SM 5.31). So: the light clusters, the first persistent
-         * prefetching cluster (lab round 11: 3.90 ms on InstanceNorm), then (when there
-         * were no light clusters) the first held-chunk shape and its persistent form, then
-         * the other prefetching clusters, the other clusters and chunk shapes. */
         /* split long rows when there are too few of them for the SMs; rows of 1 Mi or
          * more also when there are many: statistics, then the output, in separate kernels
          * (x read twice, as torch.compile's GroupNorm does). For rows of 1 Mi or more,
          * when they are many (2 x SMs or more), the persistent held chunks come first and
-         * these next: H200 (docs/perf.md, lab round
-         * 13, 35_GroupNorm_) 4.980 ms persistent, 5.511 split 4, 5.556 split 2 (before
-         * round 13's shared rsqrt: 5.908, 5.572, 5.541) */
+         * these next: H200 (docs/perf.md, lab round 13, 35_GroupNorm_) 4.980 ms
+         * persistent, 5.511 split 4, 5.556 split 2 (before round 13's shared rsqrt: 5.908,
+         * 5.572, 5.541); when they are few (LayerNorm's 16), these first */
         recipe_params split_k[3];
         int nsplit = 0, si = 0;
         if ((rows < 2 * sms || p->r >= (1 << 20)) && p->r >= 16384) {
@@ -1766,6 +1765,14 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             while (si < nsplit)
                 n = push_k(out, n, max, split_k[si++]);
         }
+        /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
+         * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
+         * cluster leaves two CTAs an SM, as held chunks of 256 x 8 vectors (4.99 ms; a
+         * cluster of 8 at 1 an SM 5.31). So: the light clusters, the first persistent
+         * prefetching cluster (lab round 13: 4.03 ms on InstanceNorm), then (when there
+         * were no light clusters) the first held-chunk shape and its persistent form, then
+         * the other prefetching clusters, the other clusters and chunk shapes, the split
+         * forms, the late persistent form. */
         int ci = 0, hi = 0, pi = 0;
         while (ci < light)
             n = push_k(out, n, max, cl_k[ci++]);
