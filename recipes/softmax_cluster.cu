@@ -23,13 +23,6 @@
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
 #error "recipes/softmax_cluster.cu needs sm_90 or newer (thread-block clusters): use a reduce.cu variant"
 #endif
-#ifndef CGR_PREFETCH
-#define CGR_PREFETCH 0              // persistent clusters, the next row's chunk bulk-copied meanwhile
-#endif
-#if CGR_PREFETCH
-#include <cute/arch/copy_sm90_tma.hpp>
-#include <cutlass/arch/barrier.h>
-#endif
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
 #include <cooperative_groups.h>
@@ -59,6 +52,13 @@
 #define CGR_OUT_SHAPE {4096, 393216}
 __device__ __forceinline__ float cgr_pro(const float *x) { return x[0]; }
 __device__ __forceinline__ float cgr_epi(float r) { return r; }
+#endif
+#ifndef CGR_PREFETCH
+#define CGR_PREFETCH 0              // persistent clusters, the next row's chunk bulk-copied meanwhile
+#endif
+#if CGR_PREFETCH
+#include <cute/arch/copy_sm90_tma.hpp>
+#include <cutlass/arch/barrier.h>
 #endif
 
 namespace cgr_smc {
