@@ -91,6 +91,9 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #ifndef CGR_HOLD_DIRECT
 #define CGR_HOLD_DIRECT 0           // hold: every CTA of a row combines the row's partials itself
 #endif
+#ifndef CGR_SPLIT_REVERSE
+#define CGR_SPLIT_REVERSE 0         // split rows: the output pass starts where the statistics ended (L2), lab option
+#endif
 #ifndef CGR_ROWS_PREFETCH
 #define CGR_ROWS_PREFETCH 0         // rows: persistent, the next row's chunk bulk-copied meanwhile (sm_90)
 #endif
@@ -125,6 +128,10 @@ constexpr int kRowsPerCta = kMode == ROWS ? kThreads / kRowThreads : 1;
 constexpr bool kPersist = CGR_HOLD_PERSIST != 0;
 constexpr bool kDirect = CGR_HOLD_DIRECT != 0;
 constexpr bool kPrefetch = CGR_ROWS_PREFETCH != 0;
+// split rows (CGR_SPLIT_REVERSE): the statistics read the rows' chunks position by
+// position, all rows together, and the output pass takes the positions in reverse, so
+// that its first reads find the statistics' last (up to the L2's size) still in L2
+constexpr bool kReverse = CGR_SPLIT_REVERSE != 0;
 constexpr int kHoldMinBlocks = kPersist ? (CGR_MIN_BLOCKS > 1 ? CGR_MIN_BLOCKS : (kThreads >= 512 ? 1 : 512 / kThreads))
                                         : (kThreads >= 1024 ? 1 : 1024 / kThreads);  // CTAs an SM can always hold
 constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
@@ -863,12 +870,13 @@ __global__ void __launch_bounds__(kThreads) cols_kernel(const Args a)
 // ------------------------------------------------------------------ SPLIT
 
 // Pass L's partial statistics of CTA s's share of a row (INNER == 1).
-// grid = OUTER x SPLIT (row-major: blockIdx.x = o * SPLIT + s).
+// grid = OUTER x SPLIT (row-major: blockIdx.x = o * SPLIT + s; SPLIT_REVERSE: s * OUTER + o).
 template <int L>
 __global__ void __launch_bounds__(kThreads) split_rows_stats(const Args a)
 {
     __shared__ Acc red[kNs][kThreads / 32];
-    const int64_t o = blockIdx.x / kSplit, s = blockIdx.x % kSplit;
+    const int64_t o = kReverse ? blockIdx.x % kO : blockIdx.x / kSplit;
+    const int64_t s = kReverse ? blockIdx.x / kO : blockIdx.x % kSplit;
     const int64_t v0 = o * kR / kVec, v1 = (o * kR + kR + kVec - 1) / kVec;
     const int64_t chunk = (v1 - v0 + kSplit - 1) / kSplit;
     const int64_t c0 = v0 + s * chunk, c1 = c0 + chunk < v1 ? c0 + chunk : v1;
@@ -960,7 +968,8 @@ __global__ void __launch_bounds__(kThreads) split_finish(const Args a)
 template <int Unused = 0>
 __global__ void __launch_bounds__(kThreads) apply_rows(const Args a)
 {
-    const int64_t o = blockIdx.x % kO, c = blockIdx.x / kO;
+    constexpr int64_t kChunks = (kMaxRowVecs + int64_t(kThreads) * kUnroll - 1) / (int64_t(kThreads) * kUnroll);
+    const int64_t o = blockIdx.x % kO, c = kReverse && kMode == SPLIT ? kChunks - 1 - blockIdx.x / kO : blockIdx.x / kO;
     const int64_t v0 = o * kR / kVec, v1 = (o * kR + kR + kVec - 1) / kVec;
     float sval[kNin > 0 ? kNin : 1];
     load_scalars(a, sval);

@@ -2,8 +2,8 @@
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
 # (docs/abi.md), two compilers at once (and the persistent held-chunk norm with the
-# CGR_HOLD_DIRECT lab option, a norm cluster of 16 CTAs, softmax's prefetching clusters
-# and LayerNorm's persistent held chunks); one reduction, one pointwise, two norm, one
+# CGR_HOLD_DIRECT lab option, a norm cluster of 16 CTAs, softmax's prefetching clusters,
+# LayerNorm's persistent held chunks and the CGR_SPLIT_REVERSE lab option); one reduction, one pointwise, two norm, one
 # tensor-core GEMM, one conv and two pooling kernels also compile for sm_80 (the
 # SM80-class path). Norm fixtures that repeat another one's kernel path are built only
 # with CUTEGEN_RECIPE_VARIANTS=all. GEMM fixtures: by default a sample of different
@@ -106,6 +106,15 @@ if [ -n "$k" ] && "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/instancenorm.
   echo "90a $TMP/gen/instancenorm_cluster16.cu -" >>"$jobs"
 else
   echo "FAIL: instancenorm lists no cluster of 8 at 512 threads x 16 vectors"; failures=$((failures + 1))
+fi
+# the split norm's lab option (statistics position by position, the output in reverse;
+# bench/labs/2026-12-03-round14.sh) on LayerNorm's variant 0
+if "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/layernorm.json" --variant 0 --out "$TMP/gen/ln_rev.tmp" >/dev/null 2>&1 &&
+   grep -q '^#define CGR_MODE 3' "$TMP/gen/ln_rev.tmp"; then
+  { echo "#define CGR_SPLIT_REVERSE 1"; cat "$TMP/gen/ln_rev.tmp"; } >"$TMP/gen/layernorm_split_reverse.cu"
+  echo "90a $TMP/gen/layernorm_split_reverse.cu -" >>"$jobs"
+else
+  echo "FAIL: layernorm variant 0 is not the split form"; failures=$((failures + 1))
 fi
 # variants that come after variant 0 and use code paths nothing above builds: softmax's
 # persistent prefetching cluster (bulk copies, mbarrier), LayerNorm's persistent held chunks
