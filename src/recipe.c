@@ -783,6 +783,17 @@ static int gemm_value(struct walk *w, const json_t *node, enum recipe_gemm_role 
     return 0;
 }
 
+/* recipe.h: [0] / .values -> 0, [1] / .indices -> 1, else -1. */
+int recipe_pair_index(const char *fname, const json_t *arg)
+{
+    if (!strcmp(fname, "getitem") && json_is_integer(arg))
+        return json_integer_value(arg) == 0 ? 0 : json_integer_value(arg) == 1 ? 1 : -1;
+    const char *attr = json_string_value(arg);
+    if (!strcmp(fname, "getattr") && attr)
+        return !strcmp(attr, "values") ? 0 : !strcmp(attr, "indices") ? 1 : -1;
+    return -1;
+}
+
 /* CONV: the convolution's value, RX_ACC, plus its bias (one value a channel). */
 static void conv_value(struct walk *w, struct value *out)
 {
@@ -872,14 +883,7 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
             struct value v;
             if (arg_value(w, arg_at(node, 0, NULL), &v, fname))
                 return 1;
-            const json_t *ix = arg_at(node, 1, NULL);
-            const char *attr = json_string_value(ix);
-            int which = -1;
-            if (!strcmp(fname, "getitem") && json_is_integer(ix) && json_integer_value(ix) >= 0 &&
-                json_integer_value(ix) <= 1)
-                which = (int)json_integer_value(ix);
-            else if (!strcmp(fname, "getattr") && attr)
-                which = !strcmp(attr, "values") ? 0 : !strcmp(attr, "indices") ? 1 : -1;
+            int which = recipe_pair_index(fname, arg_at(node, 1, NULL));
             if (v.kind != V_PAIR || which < 0)
                 return not_covered(w, "%s",
                                    "indexing other than [0]/.values or [1]/.indices of torch.max/min(x, dim)");

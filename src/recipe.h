@@ -210,6 +210,11 @@ int recipe_recognise_file(const char *path, recipe_plan *plan, strbuf *why);
  * family recognisers. */
 int recipe_read_tensor(const json_t *t, recipe_tensor *out, strbuf *why);
 
+/* Which element of torch.max/min(x, dim)'s (values, indices) pair an fx getitem or
+ * getattr node takes from its second argument: 0 ([0], .values), 1 ([1], .indices), -1
+ * anything else. Shared by the family recognisers. */
+int recipe_pair_index(const char *fname, const json_t *arg);
+
 /* The plan in words and as an expression, for people (cutegen recipe prints it). */
 void recipe_describe(const recipe_plan *p, strbuf *out);
 /* The plan on one line, for progress messages: "pointwise (x * sigmoid(x)) -> float32

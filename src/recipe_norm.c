@@ -552,14 +552,11 @@ static int reduction(struct nwalk *w, const char *name, const json_t *node)
 }
 
 /* getitem / getattr on torch.max/min(x, dim)'s pair. */
-static int pair_item(struct nwalk *w, const json_t *node, const struct nval *pp)
+static int pair_item(struct nwalk *w, const json_t *node, const char *fname, const struct nval *pp)
 {
     const struct nval pv = *pp, *pair = &pv; /* w->vals moves as values are added */
     const char *nname = json_string_value(json_object_get(node, "name"));
-    const json_t *ix = arg_at(node, 1, NULL);
-    bool values = (json_is_integer(ix) && json_integer_value(ix) == 0) ||
-                  (json_is_string(ix) && !strcmp(json_string_value(ix), "values"));
-    if (!values)
+    if (recipe_pair_index(fname, arg_at(node, 1, NULL)) != 0)
         return nw_fail(w, "%s", "the indices of torch.max/min broadcast back");
     if (check_broadcast_back(w, pair->pair_mask, pair->pair_keep, pair->pair_max ? "max" : "min"))
         return 1;
@@ -972,7 +969,7 @@ static int walk_one(struct nwalk *w, const json_t *node)
         if (known && (!strcmp(fname, "getitem") || !strcmp(fname, "getattr"))) {
             struct nval *pair = ref_of(w, arg_at(node, 0, NULL));
             if (pair && pair->kind == NV_PAIR)
-                return pair_item(w, node, pair);
+                return pair_item(w, node, fname, pair);
         }
         if (known)
             rc = reduction(w, fname, node);
