@@ -2,7 +2,8 @@
 # bench/lab_build.sh: builds recipe variants for bench/variant_lab.py, here (no GPU needed).
 #   bench/lab_build.sh OUTDIR SPEC VARIANT [NAME [EDIT...]]
 # writes OUTDIR/NAME.so (NAME default: <spec>.v<VARIANT>) from `cutegen recipe` for the
-# variant with each EDIT applied: "s/from/to/" is a sed expression on the generated file,
+# variant (or, when SPEC is a .cu file, from that kernel; VARIANT is then ignored) with
+# each EDIT applied: "s/from/to/" is a sed expression on the generated file,
 # anything else ("CGR_PROMOTE 2") a #define put in front of it. Built through `cutegen
 # build` (sm_90a unless LAB_ARCH says otherwise). With LAB_PTXAS=1 also writes
 # OUTDIR/NAME.ptxas: registers and spills of each kernel (nvcc -Xptxas -v).
@@ -13,7 +14,10 @@ shift 3; [ $# -gt 0 ] && shift
 CG=${CG:-build/cutegen}
 mkdir -p "$out"
 cu="$out/$name.cu"
-"$CG" recipe --spec "$spec" --variant "$v" --out "$cu.tmp" >/dev/null
+case $spec in
+  *.cu) cp "$spec" "$cu.tmp" ;;
+  *) "$CG" recipe --spec "$spec" --variant "$v" --out "$cu.tmp" >/dev/null ;;
+esac
 for e in "$@"; do
   case $e in s/*|s\|*) sed -i -e "$e" "$cu.tmp" ;; esac
 done
