@@ -62,6 +62,8 @@ def leading_id(name):
 # --- task specs and coverage ---------------------------------------------------------
 
 def find_specs(root):
+    """[(level, id, name, spec path, None)]; the last is the coverage text where it is
+    known without the spec (--coverage-from gives (level, id, name, None, text))."""
     if not os.path.isdir(root):
         raise BadInput("%s: no such directory (--specs)" % root)
     specs = []
@@ -82,7 +84,7 @@ def find_specs(root):
                 warn("%s: the name does not start with a problem number: skipped"
                      % os.path.join(d, f))
                 continue
-            specs.append((level, pid, name, os.path.join(d, f)))
+            specs.append((level, pid, name, os.path.join(d, f), None))
     if not specs:
         raise BadInput("%s: no task specs (expected %s/level1/*.json, %s/level2/*.json)"
                        % (root, root, root))
@@ -107,7 +109,9 @@ def coverage_from_table(path):
         seen.add((int(cells[0]), pid))
         out.append((int(cells[0]), pid, cells[1], cells[2]))
     if not out:
-        raise BadInput("%s: no table rows of %d columns (--coverage-from)" % (path, len(COLUMNS)))
+        raise BadInput("%s: no table rows of %d columns (--coverage-from): give a table this "
+                       "script wrote (docs/recipes-h200.md), or the task specs with --specs"
+                       % (path, len(COLUMNS)))
     return out
 
 
@@ -214,9 +218,9 @@ def build_rows(specs, cutegen, reports):
             measured[key] = (p, label)
     out = []
     seen = set()
-    for level, pid, name, path in specs:
-        if path.startswith("table:"):  # --coverage-from: the earlier table's text
-            what = path[len("table:"):]
+    for level, pid, name, path, known in specs:
+        if known is not None:  # --coverage-from: the earlier table's text
+            what = known
             covered = not what.startswith("no:") and not what.startswith("- ")
         else:
             covered, what = coverage(cutegen, path)
@@ -343,7 +347,7 @@ def main(argv=None):
             path, label = split_report_arg(arg)
             reports.append((label, load_report(path)))
         if a.coverage_from:
-            specs = [(lv, pid, name, "table:" + what)
+            specs = [(lv, pid, name, None, what)
                      for lv, pid, name, what in coverage_from_table(a.coverage_from)]
         else:
             specs = find_specs(a.specs)
