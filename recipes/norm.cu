@@ -1277,27 +1277,21 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
         apply_rows<><<<unsigned(kApplyCtas), kThreads, 0, stream>>>(a);
     } else if constexpr (M == ROWS && kPrefetch) {
 #if CGR_ROWS_PREFETCH
-        // as many CTAs (clusters) as run at once, up to one a row
-        const int clusters = cgr::max_clusters(rows_prefetch_kernel<>, kThreads, kCluster, kPrefetchSmem);
+        const int clusters = cgr::persistent_clusters(rows_prefetch_kernel<>, kThreads, kCluster, kPrefetchSmem, kO);
         if (clusters < 1)
             return CG_LAUNCH_FAILED;
-        const int64_t grid = (clusters < kO ? clusters : kO) * kCluster;
-        if (cgr::launch_cluster(rows_prefetch_kernel<>, dim3(unsigned(grid)), kThreads, kCluster, kPrefetchSmem,
-                                stream, a) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return CG_LAUNCH_FAILED;
-        }
+        if (int rc = cgr::launch_cluster(rows_prefetch_kernel<>, dim3(unsigned(clusters * kCluster)), kThreads,
+                                         kCluster, kPrefetchSmem, stream, a))
+            return rc;
 #endif
     } else if constexpr (M == ROWS) {
         const int64_t ctas = kCluster > 1 ? kO * kCluster : (kO + kRowsPerCta - 1) / kRowsPerCta;
         if (ctas > 0x7fffffff)
             return CG_UNSUPPORTED;
         if constexpr (kCluster > 8) {
-            if (cgr::launch_cluster(rows_kernel<(kVecs > 0)>, dim3(unsigned(ctas)), kThreads, kCluster, 0, stream, a) !=
-                cudaSuccess) {
-                (void)cudaGetLastError();
-                return CG_LAUNCH_FAILED;
-            }
+            if (int rc = cgr::launch_cluster(rows_kernel<(kVecs > 0)>, dim3(unsigned(ctas)), kThreads, kCluster, 0,
+                                             stream, a))
+                return rc;
         } else {
             rows_kernel<(kVecs > 0)><<<unsigned(ctas), kThreads, 0, stream>>>(a);
         }

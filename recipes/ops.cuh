@@ -136,22 +136,28 @@ inline cudaError_t cluster_config(void (*kernel)(P...), dim3 grid, int threads, 
     return cudaSuccess;
 }
 
-// Launches kernel(args) in clusters of `cluster` CTAs (cluster_config). An error (no
-// such cluster fits) is the caller's to report.
+// Launches kernel(args) in clusters of `cluster` CTAs (cluster_config): CG_OK, or
+// CG_LAUNCH_FAILED (no such cluster fits, e.g. SMs held by MPS/MIG) with the CUDA error
+// cleared, so that the tuner moves on to another variant.
 template <class... P, class... A>
-inline cudaError_t launch_cluster(void (*kernel)(P...), dim3 grid, int threads, int cluster, int smem,
-                                  cudaStream_t stream, A... args)
+inline int launch_cluster(void (*kernel)(P...), dim3 grid, int threads, int cluster, int smem, cudaStream_t stream,
+                          A... args)
 {
     cudaLaunchAttribute attr[1];
     cudaLaunchConfig_t cfg;
-    cudaError_t e = cluster_config(kernel, grid, threads, cluster, smem, stream, attr, &cfg);
-    return e != cudaSuccess ? e : cudaLaunchKernelEx(&cfg, kernel, args...);
+    if (cluster_config(kernel, grid, threads, cluster, smem, stream, attr, &cfg) != cudaSuccess ||
+        cudaLaunchKernelEx(&cfg, kernel, args...) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return CG_LAUNCH_FAILED;
+    }
+    return CG_OK;
 }
 
-// How many clusters of `cluster` CTAs of kernel (threads, smem bytes of dynamic shared
-// memory) the GPU runs at once; 0 when none fits or the query fails.
+// How many persistent clusters of `cluster` CTAs of kernel (threads, smem bytes of
+// dynamic shared memory) to launch for `rows` rows: as many as the GPU runs at once, at
+// most one a row; 0 when none fits or the query fails.
 template <class... P>
-inline int max_clusters(void (*kernel)(P...), int threads, int cluster, int smem)
+inline int persistent_clusters(void (*kernel)(P...), int threads, int cluster, int smem, int64_t rows)
 {
     cudaLaunchAttribute attr[1];
     cudaLaunchConfig_t cfg;
@@ -162,7 +168,7 @@ inline int max_clusters(void (*kernel)(P...), int threads, int cluster, int smem
         (void)cudaGetLastError();
         return 0;
     }
-    return n;
+    return rows < n ? int(rows) : n;
 }
 
 }  // namespace cgr

@@ -352,23 +352,13 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (kOuter == 0)
         return CG_OK;
 #if CGR_PREFETCH
-    const int clusters = cgr::max_clusters(softmax_cluster, kThreads, kCluster, kPrefetchSmem);
+    const int clusters = cgr::persistent_clusters(softmax_cluster, kThreads, kCluster, kPrefetchSmem, kOuter);
     if (clusters < 1)
         return CG_LAUNCH_FAILED;
-    const unsigned grid_y = unsigned(clusters < kOuter ? clusters : kOuter);
-    if (cgr::launch_cluster(softmax_cluster, dim3(kCluster, grid_y), kThreads, kCluster, kPrefetchSmem, stream, a) !=
-        cudaSuccess) {
-        (void)cudaGetLastError();
-        return CG_LAUNCH_FAILED;
-    }
-    return CG_OK;
+    return cgr::launch_cluster(softmax_cluster, dim3(kCluster, unsigned(clusters)), kThreads, kCluster, kPrefetchSmem,
+                               stream, a);
 #elif CGR_CLUSTER > 8
-    if (cgr::launch_cluster(softmax_cluster, dim3(kCluster, unsigned(kOuter)), kThreads, kCluster, 0, stream, a) !=
-        cudaSuccess) {
-        (void)cudaGetLastError();
-        return CG_LAUNCH_FAILED;
-    }
-    return CG_OK;
+    return cgr::launch_cluster(softmax_cluster, dim3(kCluster, unsigned(kOuter)), kThreads, kCluster, 0, stream, a);
 #else
     softmax_cluster<<<dim3(kCluster, unsigned(kOuter)), kThreads, 0, stream>>>(a);
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
