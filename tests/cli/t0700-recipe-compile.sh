@@ -87,46 +87,37 @@ for nk in instancenorm layernorm; do
   fi
   echo "80 $TMP/gen/$nk.sm80.cu -" >>"$jobs"
 done
+# extra NAME FIXTURE PATTERN [EDIT...]: builds for sm_90a, as NAME, the first variant of
+# FIXTURE whose `--list` line matches PATTERN, each EDIT applied ("s/.../.../" a sed
+# expression on it, anything else a #define put in front of it): the code paths that no
+# fixture's variant 0 reaches
+extra() {
+  local name=$1 f=$2 pat=$3 k e; shift 3
+  k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$f.json" --list | grep "^variant [0-9]*: .*$pat" | head -1 |
+      sed 's/^variant \([0-9]*\):.*/\1/')
+  if [ -z "$k" ] || ! "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$f.json" --variant "$k" \
+       --out "$TMP/gen/$name.tmp" >/dev/null 2>&1; then
+    echo "FAIL: $f lists no variant matching '$pat'"; failures=$((failures + 1)); return
+  fi
+  for e in "$@"; do case $e in s/*) sed -i -e "$e" "$TMP/gen/$name.tmp" ;; esac; done
+  { for e in "$@"; do case $e in s/*) ;; *) echo "#define $e" ;; esac; done; cat "$TMP/gen/$name.tmp"; } \
+    >"$TMP/gen/$name.cu"
+  echo "90a $TMP/gen/$name.cu -" >>"$jobs"
+}
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
 # bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant
-k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/groupnorm.json" --list | grep '^variant .*persistent' | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
-if [ -n "$k" ] && "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/groupnorm.json" --variant "$k" --out "$TMP/gen/gn_direct.tmp" >/dev/null 2>&1 &&
-   grep -q '^#define CGR_HOLD_PERSIST 1' "$TMP/gen/gn_direct.tmp"; then
-  { echo "#define CGR_HOLD_DIRECT 1"; cat "$TMP/gen/gn_direct.tmp"; } >"$TMP/gen/groupnorm_persist_direct.cu"
-  echo "90a $TMP/gen/groupnorm_persist_direct.cu -" >>"$jobs"
-else
-  echo "FAIL: groupnorm lists no persistent held-chunk kernel"; failures=$((failures + 1))
-fi
+extra groupnorm_persist_direct groupnorm persistent "CGR_HOLD_DIRECT 1"
 # a norm cluster of 16 CTAs (not portable: launched through cgr::launch_cluster; lab
 # round 10, bench/labs/2026-12-03-round10.sh) from InstanceNorm's cluster of 8
-k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/instancenorm.json" --list | grep '^variant .*threads=512 cluster=8 vecs=16' | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
-if [ -n "$k" ] && "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/instancenorm.json" --variant "$k" --out "$TMP/gen/in16.tmp" >/dev/null 2>&1; then
-  sed -e 's/^#define CGR_CLUSTER 8$/#define CGR_CLUSTER 16/' -e 's/^#define CGR_VECS 16$/#define CGR_VECS 8/' \
-      -e 's/^#define CGR_MIN_BLOCKS 1$/#define CGR_MIN_BLOCKS 2/' "$TMP/gen/in16.tmp" >"$TMP/gen/instancenorm_cluster16.cu"
-  echo "90a $TMP/gen/instancenorm_cluster16.cu -" >>"$jobs"
-else
-  echo "FAIL: instancenorm lists no cluster of 8 at 512 threads x 16 vectors"; failures=$((failures + 1))
-fi
+extra instancenorm_cluster16 instancenorm 'threads=512 cluster=8 vecs=16$' 's/^#define CGR_CLUSTER 8$/#define CGR_CLUSTER 16/' \
+  's/^#define CGR_VECS 16$/#define CGR_VECS 8/' 's/^#define CGR_MIN_BLOCKS 1$/#define CGR_MIN_BLOCKS 2/'
 # the split norm's lab option (statistics position by position, the output in reverse;
-# bench/labs/2026-12-03-round14.sh) on LayerNorm's variant 0
-if "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/layernorm.json" --variant 0 --out "$TMP/gen/ln_rev.tmp" >/dev/null 2>&1 &&
-   grep -q '^#define CGR_MODE 3' "$TMP/gen/ln_rev.tmp"; then
-  { echo "#define CGR_SPLIT_REVERSE 1"; cat "$TMP/gen/ln_rev.tmp"; } >"$TMP/gen/layernorm_split_reverse.cu"
-  echo "90a $TMP/gen/layernorm_split_reverse.cu -" >>"$jobs"
-else
-  echo "FAIL: layernorm variant 0 is not the split form"; failures=$((failures + 1))
-fi
-# variants that come after variant 0 and use code paths nothing above builds: softmax's
-# persistent prefetching cluster (bulk copies, mbarrier), LayerNorm's persistent held chunks
-for sv in "softmax:prefetch" "layernorm:persistent"; do
-  f=${sv%%:*} what=${sv#*:}
-  k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$f.json" --list | grep "^variant .*$what" | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
-  if [ -n "$k" ] && "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$f.json" --variant "$k" --out "$TMP/gen/$f.$what.cu" >/dev/null 2>&1; then
-    echo "90a $TMP/gen/$f.$what.cu -" >>"$jobs"
-  else
-    echo "FAIL: $f lists no $what variant"; failures=$((failures + 1))
-  fi
-done
+# bench/labs/2026-12-03-round14.sh) on LayerNorm's split form
+extra layernorm_split_reverse layernorm 'unroll=4 row_threads=256 split=64' "CGR_SPLIT_REVERSE 1"
+# variants after variant 0: softmax's persistent prefetching cluster (bulk copies,
+# mbarrier), LayerNorm's persistent held chunks
+extra softmax_prefetch softmax prefetch
+extra layernorm_persistent layernorm persistent
 # the tensor-core GEMM (mma.sync, cp.async, ldmatrix) for sm_80 too
 cp "$TMP/gen/matmul_tab.v0.cu" "$TMP/gen/matmul_tab.sm80.cu"
 echo "80 $TMP/gen/matmul_tab.sm80.cu -" >>"$jobs"
