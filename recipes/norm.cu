@@ -18,6 +18,11 @@
 //   contiguous chunk of its row, and one bulk copy (cp.async.bulk, completing on an
 //   mbarrier) brings its chunk of its next row into shared memory while it works on this
 //   one, so that loads stream during the arithmetic, the exchange and the stores.
+//   With GROUP > 1 (rows longer than a cluster holds) a row is held by a group of GROUP
+//   CTAs (no cluster) that exchange partial statistics through the workspace: each
+//   publishes its partial and counts itself in on the group's counter, then waits until
+//   the counter says all GROUP did and combines the GROUP partials in one fixed order.
+//   Every CTA must be resident at once: a cooperative launch, or none.
 // - COLS (INNER > 1, a strided reduction): a thread per column (o, n), threads along n
 //   (coalesced), looping over r; with VECS == R the column is held in registers.
 // - SPLIT (few long rows or columns): each row or column is split over SPLIT CTAs; their
@@ -97,6 +102,12 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #ifndef CGR_ROWS_PREFETCH
 #define CGR_ROWS_PREFETCH 0         // rows: persistent, the next row's chunk bulk-copied meanwhile (sm_90)
 #endif
+#ifndef CGR_GROUP
+#define CGR_GROUP 1                 // rows prefetched: CTAs sharing a row through global memory (> 1: no cluster)
+#endif
+#ifndef CGR_EVICT_FIRST
+#define CGR_EVICT_FIRST 0           // rows prefetched: the bulk copies ask L2 to evict x first (lab option)
+#endif
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900 && (CGR_CLUSTER > 1 || CGR_ROWS_PREFETCH)
 #error "this recipes/norm.cu variant needs sm_90 (clusters, bulk copies): use a variant with CGR_CLUSTER 1"
@@ -135,7 +146,9 @@ constexpr bool kReverse = CGR_SPLIT_REVERSE != 0;
 constexpr int kHoldMinBlocks = kPersist ? (CGR_MIN_BLOCKS > 1 ? CGR_MIN_BLOCKS : (kThreads >= 512 ? 1 : 512 / kThreads))
                                         : (kThreads >= 1024 ? 1 : 1024 / kThreads);  // CTAs an SM can always hold
 constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
-constexpr int kG = kCluster * kRowThreads;                       // threads sharing a row
+constexpr int kGroup = CGR_GROUP;
+constexpr int kRowCtas = kCluster * kGroup;                      // CTAs sharing a row
+constexpr int kG = kRowCtas * kRowThreads;                       // threads sharing a row
 constexpr int64_t kMaxRowVecs = kR % kVec == 0 ? kR / kVec : (kR + 2 * kVec - 2) / kVec;
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA");
 static_assert(kMode != ROWS || (kRowThreads % 32 == 0 && kThreads % kRowThreads == 0), "threads per row");
@@ -149,6 +162,7 @@ static_assert(!kPersist || (kMode == HOLD && kLevels == 1), "persistent hold: on
 static_assert(!kPrefetch || (kMode == ROWS && kVecs > 0 && kRowThreads == kThreads && kR % kVec == 0 &&
                              int64_t(kG) * kVecs * kVec == kR),
               "rows prefetched: rows of exactly the CTAs' registers, whole vectors");
+static_assert(kGroup == 1 || (kPrefetch && kCluster == 1), "groups: rows prefetched, no cluster");
 static_assert(kMode != HOLD || (kI == 1 && kVecs > 0 && kRowThreads == kThreads &&
                                 kSplit == (kMaxRowVecs + kHoldChunk - 1) / kHoldChunk), "hold: chunks of a row");
 
@@ -195,6 +209,7 @@ struct Args {
     unsigned long long *ticket;  // hold: the next chunk to hand out
     unsigned *count;             // hold: [pass][row] chunks that published their partials
     unsigned *ready;             // hold: [pass][row] 1 once the statistics are in slots
+                                 // groups: part [group][pass parity][stat][rank], count [group]
 };
 
 // ------------------------------------------------------------------ statistics
@@ -533,11 +548,61 @@ __device__ __forceinline__ int64_t held_vec(int64_t v0, int g, int k)
 #define CGR_CLUSTER_DIMS
 #endif
 
-// Pass L of a row: accumulate, combine over the row group (and the cluster), set slots.
+// Groups (GROUP > 1): the CTA's pass-L result acc (the same in all its threads) combined
+// with its group's other GROUP - 1 through the workspace; seq counts the passes the CTA
+// made before this one (the same in every CTA of the group). Partials alternate between two
+// buffers by seq's parity: a CTA writes a buffer again only two passes on, after every CTA
+// of the group counted itself in on the pass between, so after all read it. Every thread
+// of the CTA must call it.
+template <int L> __device__ __forceinline__ void group_exchange(const Args &a, int seq, Acc (&acc)[kNs], Acc *fin)
+{
+    const int64_t grp = blockIdx.x / kGroup;
+    const int rank = int(blockIdx.x % kGroup);
+    float4 *part = a.part + (grp * 2 + (seq & 1)) * kNstat * kGroup;
+    unsigned *count = a.count + grp;
+    if (threadIdx.x == 0) {
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) __stcg(&part[K * kGroup + rank], acc[K]);
+        });
+        __threadfence();
+        atomicAdd(count, 1u);
+        const volatile unsigned *c = count;
+        const unsigned want = unsigned(seq + 1) * kGroup;
+        unsigned spins = 0;
+        while (*c < want && ++spins < (1u << 28))  // bounded: a wrong result rather than a hang
+            __nanosleep(32);
+        __threadfence();
+    }
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        const int lane = threadIdx.x;
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) {
+                Acc v = acc_identity<K>();
+                for (int r = lane; r < kGroup; r += 32) v = combine<K>(v, __ldcg(&part[K * kGroup + r]));
+                CUTE_UNROLL
+                for (int s = 16; s > 0; s >>= 1) v = combine<K>(v, shfl_xor(v, s));
+                if (lane == 0)
+                    fin[K] = v;
+            }
+        });
+    }
+    __syncthreads();
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) acc[K] = fin[K];
+    });
+}
+
+// Pass L of a row: accumulate, combine over the row group (and the cluster, or the group
+// of CTAs: seq is group_exchange's), set slots.
 template <int L, bool Cached>
 __device__ __forceinline__ void row_pass(const Args &a, int64_t o, bool live, int64_t v0, int64_t v1, int g,
                                          const T (&cache)[kVecs > 0 ? kVecs : 1][kNf][kVec], const float *sval,
-                                         float *slots, Acc (*red)[kThreads / 32], Acc (*xchg)[kNs], Acc *fin)
+                                         float *slots, Acc (*red)[kThreads / 32], Acc (*xchg)[kNs], Acc *fin,
+                                         int seq = 0)
 {
     Local loc[kNs];
     for_stats([&](auto kc) {
@@ -598,7 +663,11 @@ __device__ __forceinline__ void row_pass(const Args &a, int64_t o, bool live, in
         if constexpr (cgr_stat_level(K) == L) acc[K] = fin[K];
     });
 #else
-    (void)xchg; (void)fin;
+    (void)xchg;
+    if constexpr (kGroup > 1)
+        group_exchange<L>(a, seq, acc, fin);
+    else
+        (void)seq;
 #endif
     for_stats([&](auto kc) {
         constexpr int K = decltype(kc)::value;
@@ -673,6 +742,23 @@ constexpr int kPrefetchSmem = kNfull * kChunkBytes;  // dynamic shared memory
 static_assert(kChunkBytes < (1 << 20), "a bulk copy's bytes");
 using Bar = cutlass::arch::ClusterTransactionBarrier;
 
+// kChunkBytes from global src into shared dst, completing on mbarrier bar; with
+// CGR_EVICT_FIRST the copy asks L2 to evict these lines first (x is read once: what stays
+// in L2 should be the weights every row reads).
+__device__ __forceinline__ void bulk_copy(const void *src, uint64_t *bar, void *dst)
+{
+#if CGR_EVICT_FIRST
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint "
+                 "[%0], [%1], %2, [%3], %4;\n"
+                 :
+                 : "r"(cute::cast_smem_ptr_to_uint(dst)), "l"(src), "r"(kChunkBytes),
+                   "r"(cute::cast_smem_ptr_to_uint(bar)), "l"(uint64_t(cute::TMA::CacheHintSm90::EVICT_FIRST))
+                 : "memory");
+#else
+    cute::SM90_BULK_COPY_G2S::copy(src, bar, dst, kChunkBytes);
+#endif
+}
+
 // grid: persistent CTAs (clusters of CLUSTER when > 1), CTA (or cluster) c taking rows c,
 // c + grid / CLUSTER, ...; dynamic shared memory: kPrefetchSmem.
 template <int Unused = 0>
@@ -683,9 +769,9 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_prefetch_kernel
     __shared__ Acc xchg[2][kLevels][kNs];  // by the parity of the CTA's row count
     __shared__ Acc fin[kNs];
     __shared__ alignas(8) uint64_t bar;
-    const int rank = int(blockIdx.x % kCluster);
+    const int rank = int(blockIdx.x % kRowCtas);
     const int g = rank * kThreads + int(threadIdx.x);
-    const int64_t first = blockIdx.x / kCluster, stride = gridDim.x / kCluster;
+    const int64_t first = blockIdx.x / kRowCtas, stride = gridDim.x / kRowCtas;
     if (threadIdx.x == 0) {
         Bar::init(&bar, 1);
         cutlass::arch::fence_barrier_init();
@@ -698,8 +784,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_prefetch_kernel
         for_inputs([&](auto ic) {
             constexpr int I = decltype(ic)::value;
             if constexpr (In<I>::kind == CGR_FULL)
-                cute::SM90_BULK_COPY_G2S::copy(static_cast<const T *>(a.in[I]) + e0, &bar,
-                                               chunk + full_rank(I) * kChunkBytes, kChunkBytes);
+                bulk_copy(static_cast<const T *>(a.in[I]) + e0, &bar, chunk + full_rank(I) * kChunkBytes);
         });
     };
     if (threadIdx.x == 0 && first < kO)
@@ -729,9 +814,9 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_prefetch_kernel
         for (int s = 0; s < kNsl; ++s) slots[s] = 0.f;
         // a CTA rewrites xchg[n & 1] two rows on, after a cluster barrier that no CTA passes
         // before all have read it
-        row_pass<0, true>(a, o, true, v0, v1, g, cache, sval, slots, red, xchg[n & 1], fin);
+        row_pass<0, true>(a, o, true, v0, v1, g, cache, sval, slots, red, xchg[n & 1], fin, n * kLevels);
         if constexpr (kLevels > 1)
-            row_pass<1, true>(a, o, true, v0, v1, g, cache, sval, slots, red, xchg[n & 1], fin);
+            row_pass<1, true>(a, o, true, v0, v1, g, cache, sval, slots, red, xchg[n & 1], fin, n * kLevels + 1);
         CUTE_UNROLL
         for (int k = 0; k < kVecs; ++k) write_vec(a, o, held_vec(v0, g, k), cache[k], sval, slots);
     }
@@ -1244,12 +1329,18 @@ static const int64_t kInStride[][CG_MAX_DIMS] = CGR_IN_STRIDES;
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 
 constexpr int64_t kStatRows = kO * kI;
-// workspace (split, hold): partials, then slots, then (hold) the counters, zeroed each call
-constexpr bool kUsesWs = kMode == SPLIT || kMode == HOLD;
-constexpr size_t kPartBytes = kUsesWs ? size_t(kStatRows) * kSplit * kNstat * sizeof(Acc) : 0;
+// workspace (split, hold, groups): partials, then slots, then (hold, groups) the counters,
+// zeroed each call. Groups: at most kMaxGroups (the GPU's resident CTAs / GROUP is fewer).
+constexpr int64_t kMaxGroups = kGroup > 1 ? (kO < 4096 / kGroup ? kO : (4096 / kGroup > 0 ? 4096 / kGroup : 1)) : 0;
+constexpr bool kUsesWs = kMode == SPLIT || kMode == HOLD || kGroup > 1;
+constexpr size_t kPartBytes = kGroup > 1 ? size_t(kMaxGroups) * 2 * kNstat * kGroup * sizeof(Acc)
+                              : kUsesWs  ? size_t(kStatRows) * kSplit * kNstat * sizeof(Acc)
+                                         : 0;
 constexpr size_t kSlotOffset = (kPartBytes + 255) / 256 * 256;
 constexpr size_t kCountOffset = (kSlotOffset + size_t(kStatRows) * kNslot * sizeof(float) + 255) / 256 * 256;
-constexpr size_t kCountBytes = kMode == HOLD ? 8 + 2 * size_t(kLevels) * kO * sizeof(unsigned) : 0;
+constexpr size_t kCountBytes = kMode == HOLD ? 8 + 2 * size_t(kLevels) * kO * sizeof(unsigned)
+                               : kGroup > 1 ? 8 + size_t(kMaxGroups) * sizeof(unsigned)
+                                            : 0;
 constexpr size_t kWorkspace = kUsesWs ? kCountOffset + kCountBytes : 0;
 constexpr int64_t kApplyChunk = int64_t(kThreads) * kUnroll;  // vectors per CTA of the apply pass
 constexpr int64_t kApplyCtas = kO * ((kMaxRowVecs + kApplyChunk - 1) / kApplyChunk);
@@ -1275,6 +1366,49 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
         if (kApplyCtas > 0x7fffffff)
             return CG_UNSUPPORTED;
         apply_rows<><<<unsigned(kApplyCtas), kThreads, 0, stream>>>(a);
+    } else if constexpr (M == ROWS && kPrefetch && kGroup > 1) {
+#if CGR_ROWS_PREFETCH
+        // every CTA of a group resident at once: as many groups as the GPU holds, launched
+        // cooperatively (which fails, rather than deadlocks, when they do not fit)
+        static int resident = 0;
+        if (resident == 0) {
+            int dev = 0, sms = 0, per_sm = 0;
+            cudaError_t e = cudaGetDevice(&dev);
+            if (e == cudaSuccess)
+                e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+            if (e == cudaSuccess && kPrefetchSmem > 48 * 1024)
+                e = cudaFuncSetAttribute(rows_prefetch_kernel<>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         kPrefetchSmem);
+            if (e == cudaSuccess)
+                e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rows_prefetch_kernel<>, kThreads,
+                                                                  kPrefetchSmem);
+            if (e != cudaSuccess) {
+                (void)cudaGetLastError();
+                return CG_LAUNCH_FAILED;
+            }
+            resident = per_sm * sms;
+        }
+        int64_t groups = resident / kGroup;
+        groups = groups < kMaxGroups ? groups : kMaxGroups;
+        if (groups < 1)
+            return CG_UNSUPPORTED;  // a row's group does not fit the GPU at once
+        if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
+            return CG_LAUNCH_FAILED;
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeCooperative;
+        attr[0].val.cooperative = 1;
+        cudaLaunchConfig_t cfg{};
+        cfg.gridDim = dim3(unsigned(groups * kGroup));
+        cfg.blockDim = dim3(unsigned(kThreads));
+        cfg.dynamicSmemBytes = size_t(kPrefetchSmem);
+        cfg.stream = stream;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        if (cudaLaunchKernelEx(&cfg, rows_prefetch_kernel<>, a) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return CG_LAUNCH_FAILED;
+        }
+#endif
     } else if constexpr (M == ROWS && kPrefetch) {
 #if CGR_ROWS_PREFETCH
         const int clusters = cgr::persistent_clusters(rows_prefetch_kernel<>, kThreads, kCluster, kPrefetchSmem, kO);
@@ -1387,7 +1521,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         a.slots = reinterpret_cast<float *>(static_cast<char *>(workspace) + kSlotOffset);
         a.ticket = reinterpret_cast<unsigned long long *>(static_cast<char *>(workspace) + kCountOffset);
         a.count = reinterpret_cast<unsigned *>(a.ticket + 1);
-        a.ready = a.count + kLevels * kO;
+        a.ready = kMode == HOLD ? a.count + kLevels * kO : nullptr;
     }
     if (kO * kR * kI == 0)
         return CG_UNSUPPORTED;  // empty reductions: leave them to PyTorch's conventions

@@ -286,6 +286,9 @@ typedef struct recipe_params {
                         meanwhile (CGR_ROWS_PREFETCH, CGR_PREFETCH) */
     int persist;     /* NORM hold: persistent CTAs that load their next chunk before waiting
                         for the current chunk's row (CGR_HOLD_PERSIST) */
+    int group;       /* NORM rows prefetched, rows longer than a cluster holds: CTAs sharing
+                        a row, exchanging partial statistics through the workspace (CGR_GROUP;
+                        persistent, launched cooperatively); 0: none */
     recipe_gemm_params gemm; /* GEMM */
     recipe_conv_params conv; /* CONV */
     struct recipe_pool_params {

@@ -1700,6 +1700,21 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                                                .cluster = 8, .prefetch = 1 };
             }
         }
+        /* a row longer than a prefetching cluster of 8 holds, held by a group of persistent
+         * CTAs (one an SM, 512 threads) exchanging partial statistics through the
+         * workspace, each bulk-copying its chunk of its group's next row meanwhile: rows of
+         * exactly the group's registers, 8 < group <= SMs (all resident: a cooperative
+         * launch); the fewest CTAs a group (the most groups) first */
+        recipe_params grp_k = { 0 };
+        if (!fits_cta && npf == 0 && hw->sm >= 90 && p->r % vec == 0 && 512 <= tmax)
+            for (int v = 16; v >= 4 && !grp_k.group; v--) {
+                int64_t g = nv / (512 * (int64_t)v);
+                if (g * 512 * v != nv || g <= 8 || g > sms || v * 4 * nf > reg_budget(512) ||
+                    (int64_t)nf * 512 * v * 16 > hw->smem_per_block - 1024)
+                    continue;
+                grp_k = (recipe_params){ .threads = 512, .row_threads = 512, .split = 1, .cache = v, .prefetch = 1,
+                                         .group = (int)g };
+            }
         /* a row too long for a CTA (or a cluster) held by CTAs that take its chunks in order;
          * a row's chunks must fit the GPU at once: at most half of what __launch_bounds__
          * guarantees (1024 / threads CTAs an SM), and 64 registers a thread at most */
@@ -1755,6 +1770,8 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             for (int s = split; s >= 2 && s >= split / 4; s /= 2)
                 split_k[nsplit++] = (recipe_params){ .threads = 256, .unroll = 4, .row_threads = 256, .split = s };
         }
+        if (grp_k.group)
+            n = push_k(out, n, max, grp_k);
         if (p->r >= (1 << 20)) {
             for (int i = 0; i < nhold && rows >= 2 * sms; i++)
                 if (hold_k[i].persist)
@@ -1934,6 +1951,8 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         strbuf_adds(sb, "#define CGR_HOLD_PERSIST 1\n");
     if (mode == NM_ROWS && k->prefetch)
         strbuf_adds(sb, "#define CGR_ROWS_PREFETCH 1\n");
+    if (mode == NM_ROWS && k->prefetch && k->group > 1)
+        strbuf_addf(sb, "#define CGR_GROUP %d\n", k->group);
     strbuf_addf(sb, "#define CGR_VECS %d\n#define CGR_SPLIT %d\n#define CGR_UNROLL %d\n",
                 mode == NM_ROWS || mode == NM_COLS || mode == NM_HOLD ? k->cache : 0,
                 mode == NM_SPLIT || mode == NM_HOLD ? k->split : 1, k->unroll > 0 ? k->unroll : 1);
