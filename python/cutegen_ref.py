@@ -297,6 +297,10 @@ def fx_graph(torch, model):
             sub = gm.get_submodule(node.target)
             entry["module"] = type(sub).__name__
             entry["module_repr"] = repr(sub)[:200]
+            # the module's plain settings, which its repr may not show (the loss modules'
+            # margin, p, eps, swap, reduction, ignore_index, label_smoothing)
+            entry["module_attrs"] = {k: v for k, v in vars(sub).items()
+                                     if not k.startswith("_") and isinstance(v, (bool, int, float, str))}
         nodes.append(entry)
     return nodes, None
 

@@ -328,7 +328,9 @@ static char *cache_key(struct eval_ctx *c, const char *what)
     const char *torch = json_string_value(json_object_get(c->ready, "torch"));
     json_t *g = json_object_get(c->ready, "gpu");
     const char *gpu = json_string_value(json_object_get(g, "name"));
-    strbuf_addf(&src, "\n--cutegen %s torch=%s gpu=%s %s", CUTEGEN_VERSION, torch ? torch : "",
+    /* spec-format: bump when python/cutegen_ref.py's answers change shape (2: graph nodes
+     * of modules carry module_attrs), so that cached answers from before are not reused */
+    strbuf_addf(&src, "\n--cutegen %s spec-format=2 torch=%s gpu=%s %s", CUTEGEN_VERSION, torch ? torch : "",
                 gpu ? gpu : "", what);
     char hex[65];
     sha256_hex(src.buf, src.len, hex);

@@ -12,6 +12,7 @@
 
 #include "recipe.h"
 #include "recipe_norm.h"
+#include "recipe_rowloss.h"
 #include "recipe_gemm.h"
 #include "recipe_conv.h"
 #include "recipe_pool.h"
@@ -1291,6 +1292,11 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
         if (nrc != 2)
             rc = nrc;
     }
+    if (rc == 1) {
+        int lrc = recipe_rowloss_recognise(spec, p, why); /* the ROWLOSS family: recipe_rowloss.c */
+        if (lrc != 2)
+            rc = lrc;
+    }
     if (rc)
         p->family = RECIPE_NONE;
     return rc;
@@ -1412,6 +1418,10 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
         recipe_norm_describe(p, out);
         return;
     }
+    if (p->family == RECIPE_ROWLOSS) {
+        recipe_rowloss_describe(p, out);
+        return;
+    }
     if (p->family == RECIPE_GEMM) {
         recipe_gemm_describe(p, out);
         return;
@@ -1460,6 +1470,10 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
 
 void recipe_summary(const recipe_plan *p, strbuf *out)
 {
+    if (p->family == RECIPE_ROWLOSS) {
+        recipe_rowloss_summary(p, out);
+        return;
+    }
     if (p->family == RECIPE_NORM) {
         recipe_norm_summary(p, out);
         return;

@@ -22,6 +22,8 @@
  *    (the conv's bias, a per-channel bias, scalars, a same-shaped residual).
  *  - POOL: max and average pooling over the last 1-3 dims (src/recipe_pool.c), with a
  *    pointwise prologue and epilogue; global pooling is planned as a REDUCE.
+ *  - ROWLOSS (src/recipe_rowloss.c): cross-entropy and the triplet margin loss, a loss of
+ *    whole rows and then a mean or sum over the rows, in one pass.
  * Anything else is "not covered", with the reason in words.
  *
  * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
@@ -64,7 +66,7 @@ typedef struct rx_node {
 } rx_node;
 
 enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_NORM, RECIPE_GEMM,
-                      RECIPE_CONV, RECIPE_POOL };
+                      RECIPE_CONV, RECIPE_POOL, RECIPE_ROWLOSS };
 
 enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
@@ -167,6 +169,19 @@ typedef struct recipe_pool {
     int64_t nc;               /* the operand's leading dims, multiplied */
 } recipe_pool;
 
+/* ROWLOSS (src/recipe_rowloss.c, recipes/rowloss.cu): a loss of whole rows, then a mean or
+ * sum over the rows. */
+enum { RL_CROSS_ENTROPY = 0, RL_TRIPLET = 1 };
+struct recipe_rowloss {
+    int loss;          /* RL_CROSS_ENTROPY, RL_TRIPLET */
+    int reduction;     /* 0 none, 1 sum, 2 mean */
+    int64_t rows, cols;
+    int64_t ignore;    /* cross-entropy: ignore_index */
+    double margin, eps; /* triplet */
+    int pnorm;         /* triplet: 1 or 2 */
+    bool swap;
+};
+
 typedef struct recipe_plan {
     enum recipe_family family;
     int n_inputs;
@@ -190,6 +205,7 @@ typedef struct recipe_plan {
     recipe_gemm_plan gemm;   /* GEMM */
     recipe_conv_plan conv;   /* CONV */
     recipe_pool pool;        /* POOL (the operand is root, the epilogue epi, as for REDUCE) */
+    struct recipe_rowloss rowloss; /* ROWLOSS */
 } recipe_plan;
 
 void recipe_plan_init(recipe_plan *p);

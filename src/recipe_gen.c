@@ -17,6 +17,7 @@
 #include "gpu.h"
 #include "recipe.h"
 #include "recipe_norm.h"
+#include "recipe_rowloss.h"
 #include "recipe_gemm.h"
 #include "recipe_conv.h"
 #include "recipe_pool.h"
@@ -208,6 +209,10 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
         recipe_norm_emit_params(p, k, sb); /* recipe_norm.c */
         return;
     }
+    if (p->family == RECIPE_ROWLOSS) {
+        recipe_rowloss_emit_params(p, k, sb); /* recipe_rowloss.c */
+        return;
+    }
     strbuf_adds(sb, "#define CGR_GENERATED 1\n");
     const char *tdt = p->family == RECIPE_POINTWISE ? p->output.dtype : NULL;
     if (p->family == RECIPE_REDUCE) {
@@ -289,6 +294,7 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
                      : p->family == RECIPE_GEMM ? recipe_gemm_template(p, k)
                      : p->family == RECIPE_CONV ? recipe_conv_template(p, k)
                      : p->family == RECIPE_POOL ? "pool.cu"
+                     : p->family == RECIPE_ROWLOSS ? "rowloss.cu"
                      : k->cluster > 0 ? "softmax_cluster.cu" : "reduce.cu";
     char *path = xasprintf("%s/%s", recipes_dir, tmpl);
     strbuf text = STRBUF_INIT;
@@ -462,6 +468,8 @@ static int family_variants(const recipe_plan *p, const recipe_hw *hw, recipe_par
     int n = 0;
     if (p->family == RECIPE_NORM)
         return recipe_norm_variants(p, hw, out, max); /* recipe_norm.c */
+    if (p->family == RECIPE_ROWLOSS)
+        return recipe_rowloss_variants(p, hw, out, max); /* recipe_rowloss.c */
     const int budget = 96;
     if (p->family == RECIPE_POOL)
         return recipe_pool_variants(p, hw, out, max);

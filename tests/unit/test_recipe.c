@@ -78,13 +78,14 @@ static void test_expectations(void **state)
         char *fx = fixture(line);
         int rc = recipe_recognise_file(fx, &p, &why);
         if (!strcmp(want, "pointwise") || !strcmp(want, "reduce") || !strcmp(want, "norm") ||
-            !strcmp(want, "gemm") || !strcmp(want, "pool")) {
+            !strcmp(want, "gemm") || !strcmp(want, "pool") || !strcmp(want, "rowloss")) {
             if (rc != 0)
                 fail_msg("%s: expected %s, got '%s'", line, want, why.buf);
             assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE
                                        : !strcmp(want, "reduce") ? RECIPE_REDUCE
                                        : !strcmp(want, "norm") ? RECIPE_NORM
-                                       : !strcmp(want, "pool") ? RECIPE_POOL : RECIPE_GEMM);
+                                       : !strcmp(want, "pool") ? RECIPE_POOL
+                                       : !strcmp(want, "rowloss") ? RECIPE_ROWLOSS : RECIPE_GEMM);
         } else {
             if (rc != 1 || !str_starts_with(why.buf, want))
                 fail_msg("%s: expected '%s...', got rc %d '%s'", line, want, rc, why.buf);
@@ -1436,6 +1437,61 @@ static void test_norm_math(void **state)
     recipe_plan_release(&p);
 }
 
+/* The ROWLOSS family: cross-entropy and the triplet margin loss, their settings from the
+ * call's arguments or the module's module_attrs, and the parameter block. */
+static void test_rowloss(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_plan p;
+    recipe_params v[64];
+
+    load("cross_entropy", &p); /* F.cross_entropy(x, t): the defaults */
+    assert_int_equal(p.family, RECIPE_ROWLOSS);
+    assert_int_equal(p.rowloss.loss, RL_CROSS_ENTROPY);
+    assert_int_equal(p.rowloss.reduction, 2);
+    assert_true(p.rowloss.rows == 32768 && p.rowloss.cols == 4096 && p.rowloss.ignore == -100);
+    int n = recipe_variants(&p, &hw, v, 64);
+    /* a warp a row first, then the same with __expf, then CTAs a row */
+    assert_true(n >= 4 && v[0].row_threads == 32 && !v[0].fast && v[1].fast && v[1].row_threads == 32 &&
+                v[2].row_threads == v[2].threads);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_LOSS 0", "#define CGR_REDUCTION 2",
+                                                       "#define CGR_ROWS 32768\n", "#define CGR_COLS 4096\n",
+                                                       "#define CGR_IGNORE (-100LL)\n", "#define CGR_FAST 0\n", NULL });
+    assert_generated(&p, &v[1], (const char *const[]){ "#define CGR_FAST 1\n", NULL });
+    recipe_plan_release(&p);
+
+    load("cross_entropy_module_none", &p); /* nn.CrossEntropyLoss(reduction='none', ignore_index=3) */
+    assert_int_equal(p.family, RECIPE_ROWLOSS);
+    assert_true(p.rowloss.reduction == 0 && p.rowloss.ignore == 3 && p.rowloss.cols == 1001);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_REDUCTION 0", "#define CGR_IGNORE (3LL)\n", NULL });
+    recipe_plan_release(&p);
+
+    load("triplet_margin", &p); /* nn.TripletMarginLoss(margin=1.0): settings from module_attrs */
+    assert_int_equal(p.family, RECIPE_ROWLOSS);
+    assert_int_equal(p.rowloss.loss, RL_TRIPLET);
+    assert_true(p.rowloss.margin == 1.0 && p.rowloss.pnorm == 2 && !p.rowloss.swap && p.rowloss.eps == 1e-6);
+    n = recipe_variants(&p, &hw, v, 64);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(v[i].fast, 0); /* no exp to make fast */
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_LOSS 1", "#define CGR_MARGIN float(1)\n",
+                                                       "#define CGR_P 2\n", "#define CGR_SWAP 0\n", NULL });
+    recipe_plan_release(&p);
+
+    load("triplet_fn_swap_p1", &p); /* F.triplet_margin_loss(margin=0.5, p=1, swap=True, reduction='sum') */
+    assert_true(p.rowloss.margin == 0.5 && p.rowloss.pnorm == 1 && p.rowloss.swap && p.rowloss.reduction == 1);
+    n = recipe_variants(&p, &hw, v, 64);
+    /* rows of 257 floats (not whole vectors, too short for a CTA a row): warps only */
+    assert_true(n >= 1);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(v[i].row_threads, 32);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_MARGIN float(0.5)\n", "#define CGR_P 1\n",
+                                                       "#define CGR_SWAP 1\n", "#define CGR_REDUCTION 1", NULL });
+    recipe_plan_release(&p);
+}
+
 static void test_norm_variants(void **state)
 {
     (void)state;
@@ -1969,6 +2025,7 @@ int main(void)
         cmocka_unit_test(test_conv_variants_generate),
         cmocka_unit_test(test_norm_plans),
         cmocka_unit_test(test_norm_math),
+        cmocka_unit_test(test_rowloss),
         cmocka_unit_test(test_norm_variants),
         cmocka_unit_test(test_norm_generate),
         cmocka_unit_test(test_pool_out_size),

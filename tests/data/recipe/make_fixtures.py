@@ -821,6 +821,64 @@ REAL_GEMM = {
 }
 EXPECT.update(REAL_GEMM)
 REAL.update(REAL_GEMM)
+# --- losses of whole rows (the ROWLOSS family): cross-entropy and the triplet margin loss
+def modattrs(node, attrs):
+    return dict(node, module_attrs=attrs)
+
+
+FIX["cross_entropy"] = spec("95_CrossEntropyLoss.py",
+                            [tensor("predictions", [32768, 4096]), tensor("targets", [32768], "int64")],
+                            [tensor("output", [])],
+                            [ph("predictions"), ph("targets"),
+                             fn("cross_entropy", "torch.nn.functional.cross_entropy", ["%predictions", "%targets"]),
+                             out("%cross_entropy")])
+EXPECT["cross_entropy"] = "rowloss"
+FIX["cross_entropy_module_none"] = spec(
+    "custom_cross_entropy_none.py", [tensor("x", [1000, 1001]), tensor("t", [1000], "int64")],
+    [tensor("output", [1000])],
+    [ph("x"), ph("t"),
+     modattrs(mod("loss", "loss", "CrossEntropyLoss", "CrossEntropyLoss()", ["%x", "%t"]),
+              {"training": True, "reduction": "none", "ignore_index": 3, "label_smoothing": 0.0}),
+     out("%loss")])
+EXPECT["cross_entropy_module_none"] = "rowloss"
+FIX["cross_entropy_smoothing"] = spec(
+    "custom_cross_entropy_smoothing.py", [tensor("x", [64, 100]), tensor("t", [64], "int64")],
+    [tensor("output", [])],
+    [ph("x"), ph("t"),
+     fn("cross_entropy", "torch.nn.functional.cross_entropy", ["%x", "%t"], {"label_smoothing": 0.1}),
+     out("%cross_entropy")])
+EXPECT["cross_entropy_smoothing"] = "not covered: cross_entropy with label smoothing"
+FIX["cross_entropy_no_attrs"] = spec(
+    "custom_cross_entropy_no_attrs.py", [tensor("x", [64, 100]), tensor("t", [64], "int64")],
+    [tensor("output", [])],
+    [ph("x"), ph("t"), mod("loss", "loss", "CrossEntropyLoss", "CrossEntropyLoss()", ["%x", "%t"]), out("%loss")])
+EXPECT["cross_entropy_no_attrs"] = "not covered: CrossEntropyLoss without module_attrs"
+FIX["triplet_margin"] = spec(
+    "99_TripletMarginLoss.py", [tensor("anchor", [32768, 8192]), tensor("positive", [32768, 8192]),
+                                tensor("negative", [32768, 8192])],
+    [tensor("output", [])],
+    [ph("anchor"), ph("positive"), ph("negative"),
+     modattrs(mod("loss_fn", "loss_fn", "TripletMarginLoss", "TripletMarginLoss()",
+                  ["%anchor", "%positive", "%negative"]),
+              {"training": True, "reduction": "mean", "margin": 1.0, "p": 2.0, "eps": 1e-06, "swap": False}),
+     out("%loss_fn")], init_args=[1.0])
+EXPECT["triplet_margin"] = "rowloss"
+FIX["triplet_fn_swap_p1"] = spec(
+    "custom_triplet_swap_p1.py", [tensor("a", [300, 257]), tensor("p", [300, 257]), tensor("n", [300, 257])],
+    [tensor("output", [])],
+    [ph("a"), ph("p"), ph("n"),
+     fn("triplet_margin_loss", "torch.nn.functional.triplet_margin_loss", ["%a", "%p", "%n"],
+        {"margin": 0.5, "p": 1, "swap": True, "reduction": "sum"}),
+     out("%triplet_margin_loss")])
+EXPECT["triplet_fn_swap_p1"] = "rowloss"
+FIX["triplet_p3"] = spec(
+    "custom_triplet_p3.py", [tensor("a", [30, 64]), tensor("p", [30, 64]), tensor("n", [30, 64])],
+    [tensor("output", [])],
+    [ph("a"), ph("p"), ph("n"),
+     fn("triplet_margin_loss", "torch.nn.functional.triplet_margin_loss", ["%a", "%p", "%n"], {"p": 3}),
+     out("%triplet_margin_loss")])
+EXPECT["triplet_p3"] = "not covered: triplet_margin_loss with a norm other than p = 1 or 2"
+
 # Real pooling task specs (level 1, 41-46), copied in as they are (not written here).
 REAL_POOL = {
     "real_l1_41_Max_Pooling_1D": "pool", "real_l1_42_Max_Pooling_2D": "pool",
@@ -837,7 +895,7 @@ for key, s in FIX.items():
         json.dump(s, f, indent=1)
         f.write("\n")
 with open(os.path.join(HERE, "expect.txt"), "w") as f:
-    f.write("# fixture<TAB>expected recognition: pointwise, reduce, norm, gemm, pool, or the start "
+    f.write("# fixture<TAB>expected recognition: pointwise, reduce, norm, gemm, pool, rowloss, or the start "
             "of the 'not covered' reason (written by make_fixtures.py)\n")
     for key in EXPECT:
         f.write(f"{key}\t{EXPECT[key]}\n")
