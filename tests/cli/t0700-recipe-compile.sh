@@ -81,10 +81,10 @@ cp "$TMP/gen/triplet_margin.v0.cu" "$TMP/gen/triplet_margin.sm80.cu"
 echo "80 $TMP/gen/logsoftmax_module_fp16.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/chain_bcast.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/triplet_margin.sm80.cu -" >>"$jobs"
-# norms: the first variant without a cluster (InstanceNorm's rows are held by CTAs that
+# norms: the first variant without a cluster or bulk copies (InstanceNorm's rows are held by CTAs that
 # take chunks in order instead) and a split kernel (LayerNorm)
 for nk in instancenorm layernorm; do
-  k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$nk.json" --list | grep '^variant ' | grep -v cluster= | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
+  k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$nk.json" --list | grep '^variant ' | grep -v -e cluster= -e prefetch | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
   if [ -z "$k" ] || ! "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$nk.json" --variant "$k" --out "$TMP/gen/$nk.sm80.cu" >/dev/null 2>&1; then
     echo "FAIL: no sm_80 variant of $nk"; failures=$((failures + 1)); continue
   fi
