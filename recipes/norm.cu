@@ -570,7 +570,7 @@ template <int L> __device__ __forceinline__ void group_exchange(const Args &a, i
         const volatile unsigned *c = count;
         const unsigned want = unsigned(seq + 1) * kGroup;
         unsigned spins = 0;
-        while (*c < want && ++spins < (1u << 28))  // bounded: a wrong result rather than a hang
+        while (*c < want && ++spins < (1u << 22))  // bounded (~1-2 s): a wrong result rather than a hang
             __nanosleep(32);
         __threadfence();
     }
