@@ -536,14 +536,14 @@ static int family_variants(const recipe_plan *p, const recipe_hw *hw, recipe_par
         for (int i = 0; i < p->n_inputs; i++)
             bcast |= p->kind[i] == RK_BCAST;
         if (soft && !bcast && hw->sm >= 90 && p->r > 8192 && rows <= 65535) {
-            /* threads, CTAs a cluster, CTAs an SM: first a cluster of 16 (not portable) at 256
-             * threads and two CTAs an SM, so that one CTA's loads overlap the other's stores;
-             * H200 (docs/perf.md, lab round 10: 23_Softmax, 96 floats a thread) 3.483 ms
-             * against 3.601 at 512 threads, a cluster of 8, one CTA an SM */
-            /* then the first two again as persistent clusters that bulk-copy a CTA's chunk of
-             * the next row into shared memory meanwhile (recipes/norm.cu's prefetch: 86.8%
-             * of SoL on InstanceNorm against 72.7%; not yet measured on softmax) */
-            static const int cl[][4] = { { 256, 16, 2, 0 }, { 512, 8, 1, 0 }, { 512, 8, 1, 1 }, { 256, 16, 2, 1 },
+            /* threads, CTAs a cluster, CTAs an SM, prefetch: first a persistent cluster of 8 x
+             * 512 threads that bulk-copies a CTA's chunk of its next row into shared memory
+             * meanwhile, then a cluster of 16 (not portable) at 256 threads and two CTAs an
+             * SM (one CTA's loads overlap the other's stores), then 8 x 512 not persistent,
+             * then 16 x 256 persistent. H200 (docs/perf.md, lab rounds 10 and 15, 96 floats a
+             * thread): 23_Softmax 3.270 ms, 3.515, 3.610, 3.704; 24_LogSoftmax 3.280 ms,
+             * 3.470, -, 3.812 */
+            static const int cl[][4] = { { 512, 8, 1, 1 }, { 256, 16, 2, 0 }, { 512, 8, 1, 0 }, { 256, 16, 2, 1 },
                                          { 512, 4, 1, 0 },  { 512, 2, 1, 0 }, { 256, 8, 1, 0 }, { 256, 4, 1, 0 },
                                          { 256, 2, 1, 0 } };
             int nfull = 0;

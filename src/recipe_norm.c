@@ -1704,7 +1704,11 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
          * CTAs (one an SM, 512 threads) exchanging partial statistics through the
          * workspace, each bulk-copying its chunk of its group's next row meanwhile: rows of
          * exactly the group's registers, 8 < group <= SMs (all resident: a cooperative
-         * launch); the fewest CTAs a group (the most groups) first */
+         * launch); the fewest CTAs a group (the most groups) first. H200 (docs/perf.md, lab
+         * round 15): not faster than the forms it was meant to beat (35_GroupNorm_ groups of
+         * 64 5.063 ms against persistent held chunks 4.984; 40_LayerNorm a group of 128
+         * 0.343 against split 64 0.230, its weights read again each row), so it comes after
+         * them */
         recipe_params grp_k = { 0 };
         if (!fits_cta && npf == 0 && hw->sm >= 90 && p->r % vec == 0 && 512 <= tmax)
             for (int v = 16; v >= 4 && !grp_k.group; v--) {
@@ -1770,15 +1774,20 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             for (int s = split; s >= 2 && s >= split / 4; s /= 2)
                 split_k[nsplit++] = (recipe_params){ .threads = 256, .unroll = 4, .row_threads = 256, .split = s };
         }
-        if (grp_k.group)
-            n = push_k(out, n, max, grp_k);
         if (p->r >= (1 << 20)) {
+            bool held_first = false;
             for (int i = 0; i < nhold && rows >= 2 * sms; i++)
-                if (hold_k[i].persist)
+                if (hold_k[i].persist) {
                     n = push_k(out, n, max, hold_k[i]);
+                    held_first = true;
+                }
+            if (grp_k.group && held_first)
+                n = push_k(out, n, max, grp_k);
             while (si < nsplit)
                 n = push_k(out, n, max, split_k[si++]);
         }
+        if (grp_k.group)
+            n = push_k(out, n, max, grp_k);
         /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
          * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
          * cluster leaves two CTAs an SM, as held chunks of 256 x 8 vectors (4.99 ms; a
