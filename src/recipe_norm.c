@@ -1786,8 +1786,6 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             while (si < nsplit)
                 n = push_k(out, n, max, split_k[si++]);
         }
-        if (grp_k.group)
-            n = push_k(out, n, max, grp_k);
         /* H200 (docs/perf.md): rows of 256 KB (L1/L2 norm) ran fastest as a cluster of 8 at
          * 2 CTAs an SM (4.65 ms; held chunks 5.81); rows of 1 MB (InstanceNorm), where no
          * cluster leaves two CTAs an SM, as held chunks of 256 x 8 vectors (4.99 ms; a
@@ -1814,6 +1812,8 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             n = push_k(out, n, max, split_k[si++]);
         if (late_persist.persist)
             n = push_k(out, n, max, late_persist);
+        if (grp_k.group)
+            n = push_k(out, n, max, grp_k);
         /* a CTA a row, streaming it (always possible) */
         if (rows >= sms || n == 0)
             for (int t = 512; t <= 1024; t *= 2)

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # GPU test: the built-in recipes' kernels that synchronise through more than a CTA (the
-# persistent prefetching clusters, the groups of CTAs exchanging statistics through the
-# workspace) under compute-sanitizer's memcheck, racecheck and synccheck. For each problem
-# of tests/gpu/problems/ (sized so that those variants come first): `cutegen run` with no
-# model (the recipes) judges its first variants, then each judged kernel that uses a
-# cluster, a bulk copy or a group runs one correctness trial under each tool.
-# Prints a line per (kernel, tool) and exits 0 only if every tool reported no error.
+# persistent prefetching clusters of recipes/norm.cu and recipes/softmax_cluster.cu, and
+# norm.cu's groups of CTAs exchanging statistics through the workspace) under
+# compute-sanitizer's memcheck, racecheck and synccheck. For each problem of
+# tests/gpu/problems/ (sized so that such variants exist, small enough for the tools):
+# `cutegen run` with no model computes its spec (and judges variant 0); then the first
+# SAN_PER_PROBLEM (2) variants `cutegen recipe --list` shows with a cluster or a prefetch
+# are generated, and for the first prefetching cluster also a copy edited into a group of
+# CTAs (CGR_CLUSTER 1, CGR_GROUP = its cluster size: the workspace exchange, which no small
+# problem's variants reach); each runs one correctness trial under each tool.
+# Prints a line per (kernel, tool); exits 0 only if every run passed its trial and the tool
+# reported no error.
 #   tests/gpu/sanitize.sh [--out DIR] [PROBLEM.py...]
 # Needs: a GPU, compute-sanitizer, PyTorch, CUTLASS (skips, exit 77, when one is missing).
 set -uo pipefail
@@ -24,36 +29,48 @@ mkdir -p "$OUT"
 filter=()
 compute-sanitizer --help 2>&1 | grep -q -- --target-processes-filter && filter=(--target-processes-filter cutegen-worker)
 fail=0 ran=0
+sanitize() {  # sanitize PROBLEM KERNEL LABEL
+  local p=$1 k=$2 label=$3 tool log rc errs summaries st
+  for tool in memcheck racecheck synccheck; do
+    log="$OUT/$label.$tool.txt"
+    timeout "${SAN_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --target-processes all "${filter[@]}" \
+      --error-exitcode 99 "$CG" eval --task "$p" --kernel "$k" --no-time --trials 1 --timeout 240 -q >"$log" 2>&1
+    rc=$?
+    errs=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$log" | awk '{s += $3} END {print s + 0}')
+    summaries=$(grep -c 'ERROR SUMMARY' "$log")
+    ran=$((ran + 1))
+    if [ "$rc" -ne 0 ] || [ "$errs" -ne 0 ] || [ "$summaries" -eq 0 ]; then
+      fail=$((fail + 1)); st=FAIL
+    else
+      st=ok
+    fi
+    printf '%-4s %-44s %-10s exit %-3s errors %-3s tool summaries %s\n' "$st" "$label" "$tool" "$rc" "$errs" "$summaries"
+  done
+}
 for p in "${problems[@]}"; do
   name=$(basename "$p" .py)
   rm -rf "$OUT/$name"
-  env -u CUTEGEN_PROVIDER "$CG" run --task "$p" --run-dir "$OUT/$name" --variants "${SAN_VARIANTS:-2}" --no-final \
-    --no-compile -q >"$OUT/$name.run.txt" 2>&1
+  env -u CUTEGEN_PROVIDER "$CG" run --task "$p" --run-dir "$OUT/$name" --variants 1 --no-final --no-compile -q \
+    >"$OUT/$name.run.txt" 2>&1
   echo "== $name: run exit $?: $(grep -E '^(stopped|best):' "$OUT/$name.run.txt" | tr '\n' ' ')"
-  for k in "$OUT/$name"/artifacts/nodes/*/kernel.cu; do
-    [ -f "$k" ] || continue
-    grep -qE '^#define CGR_(ROWS_PREFETCH|PREFETCH) 1|^#define CGR_GROUP [0-9]*[02-9]|^#define CGR_CLUSTER ([2-9]|1[0-6])' "$k" || continue
-    node=$(basename "$(dirname "$k")")
-    what=$(grep -oE '^#define CGR_(GROUP|CLUSTER|ROWS_PREFETCH|PREFETCH) [0-9]+' "$k" | sed 's/#define CGR_//' | tr '\n' ' ')
-    for tool in memcheck racecheck synccheck; do
-      log="$OUT/$name.$node.$tool.txt"
-      timeout "${SAN_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --target-processes all "${filter[@]}" --error-exitcode 99 \
-        "$CG" eval --task "$p" --kernel "$k" --no-time --trials 1 --timeout 240 -q >"$log" 2>&1
-      rc=$?
-      errs=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$log" | awk '{s += $3} END {print s + 0}')
-      summaries=$(grep -c 'ERROR SUMMARY' "$log")
-      verdict=$(grep -oE '"?verdict"?:? *"?[a-z_]+' "$log" | head -1)
-      ran=$((ran + 1))
-      if [ "$rc" -ne 0 ] || [ "$errs" -ne 0 ] || [ "$summaries" -eq 0 ]; then
-        fail=$((fail + 1)); st=FAIL
-      else
-        st=ok
-      fi
-      printf '%-4s %-28s node %-4s %-10s exit %-3s errors %-3s summaries %s  (%s) %s\n' "$st" "$name" "$node" "$tool" \
-        "$rc" "$errs" "$summaries" "$what" "$verdict"
-    done
+  python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select spec_json from tasks").fetchone()[0])' \
+    "$OUT/$name/run.db" >"$OUT/$name.spec.json" || { echo "FAIL $name: no spec in its run"; fail=$((fail + 1)); continue; }
+  "$CG" recipe --spec "$OUT/$name.spec.json" --list >"$OUT/$name.list.txt" 2>&1
+  grouped=0
+  for v in $(grep -E '^variant [0-9]+: .*(cluster=|prefetch)' "$OUT/$name.list.txt" | head -"${SAN_PER_PROBLEM:-2}" |
+             sed 's/^variant \([0-9]*\):.*/\1/'); do
+    k="$OUT/$name.v$v.cu"
+    "$CG" recipe --spec "$OUT/$name.spec.json" --variant "$v" --out "$k" >/dev/null || { echo "FAIL $name v$v: generation"; fail=$((fail + 1)); continue; }
+    sanitize "$p" "$k" "$name.v$v ($(grep '^variant '"$v"':' "$OUT/$name.list.txt" | cut -d: -f2 | cut -c2-30))"
+    cl=$(sed -n 's/^#define CGR_CLUSTER \([0-9]*\).*/\1/p' "$k" | head -1)
+    if [ "$grouped" = 0 ] && grep -q '^#define CGR_ROWS_PREFETCH 1' "$k" && [ "${cl:-1}" -gt 1 ]; then
+      g="$OUT/$name.v$v.group$cl.cu"
+      { echo "#define CGR_GROUP $cl"; sed "s/^#define CGR_CLUSTER [0-9]*/#define CGR_CLUSTER 1/" "$k"; } >"$g"
+      sanitize "$p" "$g" "$name.v$v as a group of $cl"
+      grouped=1
+    fi
   done
 done
 echo "sanitize: $ran tool runs, $fail failed"
-[ "$ran" -gt 0 ] || { echo "sanitize: no kernel with a cluster, a bulk copy or a group was judged"; exit 1; }
+[ "$ran" -gt 0 ] || { echo "sanitize: no kernel with a cluster, a bulk copy or a group was found"; exit 1; }
 [ "$fail" -eq 0 ]

@@ -1539,23 +1539,23 @@ static void test_norm_variants(void **state)
             assert_true((int64_t)v[i].cluster * v[i].threads * v[i].cache >= 16385);
     recipe_plan_release(&p);
 
-    /* 16 rows of 4 Mi (LayerNorm): split over CTAs through the workspace (64, 32, 16) first,
-     * then a group of 128 persistent CTAs (512 threads x 16 vectors each, one an SM)
-     * holding a row; 512 chunks a row of 256 x 8 vectors are more than half of what 4 CTAs
-     * an SM hold at once, so no held chunks, but they fit twice the persistent CTAs (3 an
-     * SM): that form last */
+    /* 16 rows of 4 Mi (LayerNorm): split over CTAs through the workspace (64, 32, 16) first;
+     * 512 chunks a row of 256 x 8 vectors are more than half of what 4 CTAs an SM hold at
+     * once, so no held chunks, but they fit twice the persistent CTAs (3 an SM): that form
+     * next; last a group of 128 persistent CTAs (512 threads x 16 vectors each, one an SM)
+     * holding a row */
     load("layernorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n == 5 && v[0].split == 64 && v[1].split == 32 && v[2].split == 16);
     assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_SPLIT);
-    assert_true(v[3].group == 128 && v[3].prefetch && v[3].threads == 512 && v[3].cache == 16 && v[3].cluster == 0);
-    assert_int_equal(recipe_norm_mode(&p, &v[3]), NM_ROWS);
-    assert_generated(&p, &v[3], (const char *const[]){ "#define CGR_ROWS_PREFETCH 1\n", "#define CGR_GROUP 128\n",
+    for (int i = 0; i < 3; i++)
+        assert_true(v[i].persist == 0 && v[i].group == 0);
+    assert_true(v[3].persist && v[3].split == 512 && v[3].cache == 8 && v[3].min_blocks == 3);
+    assert_int_equal(recipe_norm_mode(&p, &v[3]), NM_HOLD);
+    assert_true(v[4].group == 128 && v[4].prefetch && v[4].threads == 512 && v[4].cache == 16 && v[4].cluster == 0);
+    assert_int_equal(recipe_norm_mode(&p, &v[4]), NM_ROWS);
+    assert_generated(&p, &v[4], (const char *const[]){ "#define CGR_ROWS_PREFETCH 1\n", "#define CGR_GROUP 128\n",
                                                        "#define CGR_CLUSTER 1\n", "#define CGR_VECS 16\n", NULL });
-    for (int i = 0; i < n - 1; i++)
-        assert_int_equal(v[i].persist, 0);
-    assert_true(v[n - 1].persist && v[n - 1].split == 512 && v[n - 1].cache == 8 && v[n - 1].min_blocks == 3);
-    assert_int_equal(recipe_norm_mode(&p, &v[n - 1]), NM_HOLD);
     hw.sms = 64; /* 512 chunks do not fit twice 3 CTAs an SM on 64 SMs, nor a group of 128 */
     n = recipe_variants(&p, &hw, v, 64);
     for (int i = 0; i < n; i++)
