@@ -339,6 +339,9 @@ def main(argv=None):
                     help="a `cutegen report --format json` file (repeatable; a later one "
                     "overrides an earlier one for the same problem); LABEL goes into the "
                     "source column")
+    ap.add_argument("--covered", action="append", default=[], metavar="LEVEL/ID=FAMILY",
+                    help="with --coverage-from: a problem the recognition covers since that "
+                    "table was written (1/95=rowloss); repeatable")
     ap.add_argument("--format", choices=("md", "json"), default="md")
     a = ap.parse_args(argv)
     try:
@@ -347,8 +350,17 @@ def main(argv=None):
             path, label = split_report_arg(arg)
             reports.append((label, load_report(path)))
         if a.coverage_from:
-            specs = [(lv, pid, name, None, what)
+            now = {}
+            for c in a.covered:
+                m = re.match(r"^([12])/(\d+)=(.+)$", c)
+                if not m:
+                    raise BadInput("--covered %r: give LEVEL/ID=FAMILY, e.g. 1/95=rowloss" % c)
+                now[(int(m.group(1)), int(m.group(2)))] = m.group(3)
+            specs = [(lv, pid, name, None, now.pop((lv, pid), what))
                      for lv, pid, name, what in coverage_from_table(a.coverage_from)]
+            if now:
+                raise BadInput("--covered: no such problem in %s: %s" % (
+                    a.coverage_from, ", ".join("%d/%d" % k for k in now)))
         else:
             specs = find_specs(a.specs)
             if not (os.path.isfile(a.cutegen) and os.access(a.cutegen, os.X_OK)):

@@ -13,6 +13,9 @@
 # reported no error.
 #   tests/gpu/sanitize.sh [--out DIR] [PROBLEM.py...]
 # Needs: a GPU, compute-sanitizer, PyTorch, CUTLASS (skips, exit 77, when one is missing).
+# Known (H200, 2026-12-03): every run fails with "CUDA initialized before the Sanitizer. The
+# Sanitizer will be disabled" -- the worker process is not instrumented as `cutegen eval`
+# starts it; the kernels were judged correct, but no tool checked them (docs/perf.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=/tmp/cutegen-sanitize
@@ -32,19 +35,24 @@ fail=0 ran=0
 sanitize() {  # sanitize PROBLEM KERNEL LABEL
   local p=$1 k=$2 label=$3 tool log rc errs summaries st
   for tool in memcheck racecheck synccheck; do
-    log="$OUT/$label.$tool.txt"
+    log="$OUT/$(echo "$label" | tr -c 'A-Za-z0-9._-' '_').$tool.txt"
     timeout "${SAN_TIMEOUT:-300}" compute-sanitizer --tool "$tool" --target-processes all "${filter[@]}" \
       --error-exitcode 99 "$CG" eval --task "$p" --kernel "$k" --no-time --trials 1 --timeout 240 -q >"$log" 2>&1
     rc=$?
-    errs=$(grep -oE 'ERROR SUMMARY: [0-9]+ error' "$log" | awk '{s += $3} END {print s + 0}')
-    summaries=$(grep -c 'ERROR SUMMARY' "$log")
+    # memcheck and synccheck end with "ERROR SUMMARY: N errors", racecheck with "RACECHECK
+    # SUMMARY: N hazards displayed (E errors, W warnings)"
+    errs=$(grep -oE '(ERROR SUMMARY: [0-9]+ error|\([0-9]+ error)' "$log" | grep -oE '[0-9]+' | awk '{s += $1} END {print s + 0}')
+    summaries=$(grep -cE '(ERROR|RACECHECK) SUMMARY' "$log")
+    why=""
+    grep -q 'The Sanitizer will be disabled' "$log" && why="(the tool disabled itself: $(grep -o 'Error: [^.]*' "$log" | head -1))"
+    grep -q '^verdict: *ok' "$log" || why="$why (the trial did not pass: $(grep -m1 '^verdict' "$log"))"
     ran=$((ran + 1))
-    if [ "$rc" -ne 0 ] || [ "$errs" -ne 0 ] || [ "$summaries" -eq 0 ]; then
+    if [ "$rc" -ne 0 ] || [ "$errs" -ne 0 ] || [ "$summaries" -eq 0 ] || [ -n "$why" ]; then
       fail=$((fail + 1)); st=FAIL
     else
       st=ok
     fi
-    printf '%-4s %-44s %-10s exit %-3s errors %-3s tool summaries %s\n' "$st" "$label" "$tool" "$rc" "$errs" "$summaries"
+    printf '%-4s %-44s %-10s exit %-3s errors %-3s %s\n' "$st" "$label" "$tool" "$rc" "$errs" "$why"
   done
 }
 for p in "${problems[@]}"; do
