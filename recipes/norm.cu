@@ -548,6 +548,33 @@ __device__ __forceinline__ int64_t held_vec(int64_t v0, int g, int k)
 #define CGR_CLUSTER_DIMS
 #endif
 
+// Warp 0 combines pass L's values across its lanes, lane_value(kc, lane) being what lane
+// `lane` contributes (the identity when nothing), in one fixed order, so that every CTA
+// doing it gets the same statistics; then every thread of the CTA takes the result into
+// acc. Every thread of the CTA must call it.
+template <int L, class LaneValue>
+__device__ __forceinline__ void warp0_combine(Acc (&acc)[kNs], Acc *fin, LaneValue &&lane_value)
+{
+    if (threadIdx.x < 32) {
+        const int lane = threadIdx.x;
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) {
+                Acc v = lane_value(kc, lane);
+                CUTE_UNROLL
+                for (int s = 16; s > 0; s >>= 1) v = combine<K>(v, shfl_xor(v, s));
+                if (lane == 0)
+                    fin[K] = v;
+            }
+        });
+    }
+    __syncthreads();
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) acc[K] = fin[K];
+    });
+}
+
 // Groups (GROUP > 1): the CTA's pass-L result acc (the same in all its threads) combined
 // with its group's other GROUP - 1 through the workspace; seq counts the passes the CTA
 // made before this one (the same in every CTA of the group). Partials alternate between two
@@ -575,24 +602,11 @@ template <int L> __device__ __forceinline__ void group_exchange(const Args &a, i
         __threadfence();
     }
     __syncthreads();
-    if (threadIdx.x < 32) {
-        const int lane = threadIdx.x;
-        for_stats([&](auto kc) {
-            constexpr int K = decltype(kc)::value;
-            if constexpr (cgr_stat_level(K) == L) {
-                Acc v = acc_identity<K>();
-                for (int r = lane; r < kGroup; r += 32) v = combine<K>(v, __ldcg(&part[K * kGroup + r]));
-                CUTE_UNROLL
-                for (int s = 16; s > 0; s >>= 1) v = combine<K>(v, shfl_xor(v, s));
-                if (lane == 0)
-                    fin[K] = v;
-            }
-        });
-    }
-    __syncthreads();
-    for_stats([&](auto kc) {
+    warp0_combine<L>(acc, fin, [&](auto kc, int lane) {
         constexpr int K = decltype(kc)::value;
-        if constexpr (cgr_stat_level(K) == L) acc[K] = fin[K];
+        Acc v = acc_identity<K>();
+        for (int r = lane; r < kGroup; r += 32) v = combine<K>(v, __ldcg(&part[K * kGroup + r]));
+        return v;
     });
 }
 
@@ -642,25 +656,12 @@ __device__ __forceinline__ void row_pass(const Args &a, int64_t o, bool live, in
             if constexpr (cgr_stat_level(K) == L) xchg[L][K] = acc[K];
         });
     cluster.sync();
-    if (threadIdx.x < 32) {
-        const int lane = threadIdx.x;
-        for_stats([&](auto kc) {
-            constexpr int K = decltype(kc)::value;
-            if constexpr (cgr_stat_level(K) == L) {
-                Acc v = acc_identity<K>();
-                if (lane < kCluster)
-                    v = *cluster.map_shared_rank(&xchg[L][K], lane);
-                CUTE_UNROLL
-                for (int s = 16; s > 0; s >>= 1) v = combine<K>(v, shfl_xor(v, s));
-                if (lane == 0)
-                    fin[K] = v;
-            }
-        });
-    }
-    __syncthreads();
-    for_stats([&](auto kc) {
+    warp0_combine<L>(acc, fin, [&](auto kc, int lane) {
         constexpr int K = decltype(kc)::value;
-        if constexpr (cgr_stat_level(K) == L) acc[K] = fin[K];
+        Acc v = acc_identity<K>();
+        if (lane < kCluster)
+            v = *cluster.map_shared_rank(&xchg[L][K], lane);
+        return v;
     });
 #else
     (void)xchg;
