@@ -1372,22 +1372,9 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
         // every CTA of a group resident at once: as many groups as the GPU holds, launched
         // cooperatively (which fails, rather than deadlocks, when they do not fit)
         static int resident = 0;
-        if (resident == 0) {
-            int dev = 0, sms = 0, per_sm = 0;
-            cudaError_t e = cudaGetDevice(&dev);
-            if (e == cudaSuccess)
-                e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-            if (e == cudaSuccess && kPrefetchSmem > 48 * 1024)
-                e = cudaFuncSetAttribute(rows_prefetch_kernel<>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         kPrefetchSmem);
-            if (e == cudaSuccess)
-                e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, rows_prefetch_kernel<>, kThreads,
-                                                                  kPrefetchSmem);
-            if (e != cudaSuccess) {
-                (void)cudaGetLastError();
-                return CG_LAUNCH_FAILED;
-            }
-            resident = per_sm * sms;
+        if (resident == 0 && (resident = cgr::resident_ctas(rows_prefetch_kernel<>, kThreads, kPrefetchSmem)) < 0) {
+            resident = 0;
+            return CG_LAUNCH_FAILED;
         }
         int64_t groups = resident / kGroup;
         groups = groups < kMaxGroups ? groups : kMaxGroups;
@@ -1395,20 +1382,9 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
             return CG_UNSUPPORTED;  // a row's group does not fit the GPU at once
         if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
             return CG_LAUNCH_FAILED;
-        cudaLaunchAttribute attr[1];
-        attr[0].id = cudaLaunchAttributeCooperative;
-        attr[0].val.cooperative = 1;
-        cudaLaunchConfig_t cfg{};
-        cfg.gridDim = dim3(unsigned(groups * kGroup));
-        cfg.blockDim = dim3(unsigned(kThreads));
-        cfg.dynamicSmemBytes = size_t(kPrefetchSmem);
-        cfg.stream = stream;
-        cfg.attrs = attr;
-        cfg.numAttrs = 1;
-        if (cudaLaunchKernelEx(&cfg, rows_prefetch_kernel<>, a) != cudaSuccess) {
-            (void)cudaGetLastError();
-            return CG_LAUNCH_FAILED;
-        }
+        if (int rc = cgr::launch_cooperative(rows_prefetch_kernel<>, dim3(unsigned(groups * kGroup)), kThreads,
+                                             kPrefetchSmem, stream, a))
+            return rc;
 #endif
     } else if constexpr (M == ROWS && kPrefetch) {
 #if CGR_ROWS_PREFETCH
@@ -1439,19 +1415,14 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
         // a row's chunks must fit the CTAs the GPU runs at once (twice them, persistent)
         static int resident = 0;
         if (resident == 0) {
-            int dev = 0, sms = 0, per_sm = 0;
-            cudaError_t e = cudaGetDevice(&dev);
-            if (e == cudaSuccess)
-                e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-            if (e == cudaSuccess) {
-                if constexpr (kPersist)
-                    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hold_persist_kernel<>, kThreads, 0);
-                else
-                    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, hold_kernel<>, kThreads, 0);
-            }
-            if (e != cudaSuccess)
+            if constexpr (kPersist)
+                resident = cgr::resident_ctas(hold_persist_kernel<>, kThreads, 0);
+            else
+                resident = cgr::resident_ctas(hold_kernel<>, kThreads, 0);
+            if (resident < 0) {
+                resident = 0;
                 return CG_LAUNCH_FAILED;
-            resident = per_sm * sms;
+            }
         }
         if (resident == 0 || kSplit > int64_t(resident) * (kPersist ? 2 : 1) || kO * kSplit > 0x7fffffff)
             return CG_UNSUPPORTED;

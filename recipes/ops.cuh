@@ -153,6 +153,50 @@ inline int launch_cluster(void (*kernel)(P...), dim3 grid, int threads, int clus
     return CG_OK;
 }
 
+// How many CTAs of kernel (threads, smem bytes of dynamic shared memory) the GPU runs at
+// once: the occupancy the runtime reports for an SM, times the SMs; -1 when a query fails
+// (the CUDA error cleared).
+template <class... P> inline int resident_ctas(void (*kernel)(P...), int threads, int smem)
+{
+    int dev = 0, sms = 0, per_sm = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess && smem > 48 * 1024)
+        e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (e == cudaSuccess)
+        e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, size_t(smem));
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return per_sm * sms;
+}
+
+// Launches kernel(args) cooperatively: every CTA resident at once, or the launch fails
+// (rather than CTAs that wait for each other deadlocking). CG_OK, or CG_LAUNCH_FAILED with
+// the CUDA error cleared.
+template <class... P, class... A>
+inline int launch_cooperative(void (*kernel)(P...), dim3 grid, int threads, int smem, cudaStream_t stream,
+                              A... args)
+{
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeCooperative;
+    attr[0].val.cooperative = 1;
+    cudaLaunchConfig_t cfg{};
+    cfg.gridDim = grid;
+    cfg.blockDim = dim3(unsigned(threads));
+    cfg.dynamicSmemBytes = size_t(smem);
+    cfg.stream = stream;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    if (cudaLaunchKernelEx(&cfg, kernel, args...) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return CG_LAUNCH_FAILED;
+    }
+    return CG_OK;
+}
+
 // How many persistent clusters of `cluster` CTAs of kernel (threads, smem bytes of
 // dynamic shared memory) to launch for `rows` rows: as many as the GPU runs at once, at
 // most one a row; 0 when none fits or the query fails.

@@ -191,9 +191,9 @@ static int check_shapes(recipe_plan *p, struct recipe_rowloss *rl, const char *f
 
 int recipe_rowloss_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
 {
-    const json_t *graph = json_object_get(spec, "graph");
     if (json_is_object(json_object_get(spec, "spec")))
-        spec = json_object_get(spec, "spec"), graph = json_object_get(spec, "graph");
+        spec = json_object_get(spec, "spec"); /* the reference process's reply, as cached */
+    const json_t *graph = json_object_get(spec, "graph");
     if (!json_is_array(graph) || p->n_inputs < 2)
         return 2;
     struct call c;
