@@ -53,7 +53,7 @@ static int add_node(recipe_plan *p, enum rx_op op, int a, int b, double p0, doub
 const char *recipe_red_name(enum recipe_red r)
 {
     static const char *names[] = { "sum", "mean", "max", "min", "prod", "argmax", "argmin",
-                                   "softmax", "log_softmax", "logsumexp" };
+                                   "softmax", "log_softmax", "logsumexp", "cumsum", "cumprod" };
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
@@ -107,7 +107,18 @@ struct value {
     int node;      /* V_EXPR */
     double num;    /* V_CONST */
     bool is_none;  /* V_CONST holding None */
+    /* Layout, for the SCAN family: how the tensor relates to the DAG evaluated in index
+     * order. Pointwise ops keep it (their operands must agree); reductions other than a
+     * scan, and the output, take plain values only. */
+    int flip;        /* 1 + the dim the tensor is flipped along; 0 none */
+    int64_t narrow;  /* > 0: only the first `narrow` elements along narrow_dim */
+    int narrow_dim;
+    int slab;        /* 1 select(x, d, i) (dim d removed); 2 unsqueezed back at d (a
+                        column of width 1); 3 zeros_like of such a column */
+    int slab_dim;
 };
+
+static bool plain_layout(const struct value *v) { return !v->flip && !v->narrow && !v->slab; }
 
 struct walk {
     recipe_plan *p;
@@ -239,17 +250,32 @@ static int make_op(struct walk *w, enum rx_op op, const struct value *a, const s
         return not_covered(w, "%s of the (values, indices) pair itself", what);
     if (a->kind == V_CONST && a->is_none)
         return not_covered(w, "%s of None", what);
+    if (a->slab || (b && b->slab))
+        return not_covered(w, "%s of a slice (select) of a tensor", what);
+    /* a flipped or narrowed tensor combines with constants and tensors laid out alike */
+    const struct value *lay = a->kind == V_EXPR ? a : b;
+    if (b && a->kind == V_EXPR && b->kind == V_EXPR &&
+        (a->flip != b->flip || a->narrow != b->narrow || (a->narrow && a->narrow_dim != b->narrow_dim)))
+        return not_covered(w, "%s of a flipped or narrowed tensor and one laid out otherwise", what);
     int ia = expr_of(w, a), ib = b ? expr_of(w, b) : -1;
-    /* a GEMM's or a convolution's epilogue may combine its value with inputs (bias, residual) */
-    if (ib >= 0 && w->p->family != RECIPE_GEMM && w->p->family != RECIPE_CONV &&
+    /* a GEMM's or a convolution's epilogue may combine its value with inputs (bias,
+     * residual), and so may a scan's: its result has the inputs' shape */
+    bool scan = w->p->red == RED_CUMSUM || w->p->red == RED_CUMPROD;
+    if (ib >= 0 && w->p->family != RECIPE_GEMM && w->p->family != RECIPE_CONV && !scan &&
         ((w->has_acc[ia] && w->has_input[ib]) || (w->has_acc[ib] && w->has_input[ia])))
         return not_covered(w, "%s combines a reduced value with an input (an epilogue takes "
                               "constants only; a full-size tensor needs a broadcast back over "
                               "the reduced dim)", what);
     int n = add_node(w->p, op, ia, ib, p0, p1);
     mark(w, n);
+    memset(out, 0, sizeof *out);
     out->kind = V_EXPR;
     out->node = n;
+    if (lay && lay->kind == V_EXPR) {
+        out->flip = lay->flip;
+        out->narrow = lay->narrow;
+        out->narrow_dim = lay->narrow_dim;
+    }
     return 0;
 }
 
@@ -319,6 +345,8 @@ static int begin_reduction(struct walk *w, const struct value *x, const char *wh
         return not_covered(w, "%s after a convolution (the conv epilogue is pointwise)", what);
     if (w->n_reductions++)
         return not_covered(w, "more than one reduction (%s is the second)", what);
+    if (!plain_layout(x))
+        return not_covered(w, "%s of a flipped, narrowed or sliced tensor", what);
     if (x->kind != V_EXPR || !w->has_input[x->node])
         return not_covered(w, "%s of something that is not a tensor expression of the inputs", what);
     if (w->has_acc[x->node])
@@ -340,6 +368,77 @@ static int set_reduction(struct walk *w, enum recipe_red red, int operand, int d
     mark(w, n);
     out->kind = V_EXPR;
     out->node = n;
+    return 0;
+}
+
+static const recipe_tensor *largest_input(const recipe_plan *p, int node);
+
+/* The shape of the tensor a value holds before its layout (flip, narrow, select): its
+ * largest input's, or after a scan the scanned operand's; NULL for constants. */
+static const recipe_tensor *value_shape(const struct walk *w, const struct value *v)
+{
+    if (v->kind != V_EXPR)
+        return NULL;
+    if (w->has_acc[v->node])
+        return w->p->root >= 0 ? largest_input(w->p, w->p->root) : NULL;
+    return w->has_input[v->node] ? largest_input(w->p, v->node) : NULL;
+}
+
+/* The number of dims of the tensor a value holds, or 0. */
+static int value_ndim(const struct walk *w, const struct value *v)
+{
+    const recipe_tensor *t = value_shape(w, v);
+    int nd = t ? t->ndim : 0;
+    return v->slab == 1 ? nd - 1 : nd;
+}
+
+/* A dim argument d of a tensor of nd dims, normalised into [0, nd); 1 not covered. */
+static int norm_dim(struct walk *w, int d, int nd, const char *what, int *out)
+{
+    if (d < -nd || d >= nd)
+        return not_covered(w, "%s with a dim out of range", what);
+    *out = d < 0 ? d + nd : d;
+    return 0;
+}
+
+/* cumsum/cumprod along one dim (SCAN); the operand may be flipped along that dim (a
+ * reverse scan, flipped back later) or narrowed to all but its last element (made
+ * exclusive by cat_op). */
+static int scan(struct walk *w, const char *name, const json_t *node, const struct value *x, struct value *out)
+{
+    int dim = 0;
+    bool given = false;
+    if (dim_arg(w, node, 1, &dim, &given))
+        return 1;
+    if (!given)
+        return not_covered(w, "%s without a dim", name);
+    const json_t *dt = arg_at(node, 2, "dtype");
+    if (dt && !json_is_null(dt))
+        return not_covered(w, "%s with a dtype argument", name);
+    enum recipe_family f = w->p->family;
+    if (f == RECIPE_GEMM || f == RECIPE_CONV || f == RECIPE_POOL)
+        return not_covered(w, "%s after a matrix product, convolution or pooling", name);
+    if (x->slab)
+        return not_covered(w, "%s of a slice (select) of a tensor", name);
+    struct value plain = *x;
+    plain.flip = 0;
+    plain.narrow = 0;
+    if (begin_reduction(w, &plain, name))
+        return 1;
+    if (norm_dim(w, dim, value_ndim(w, x), name, &dim))
+        return 1;
+    if (x->flip && x->flip - 1 != dim)
+        return not_covered(w, "%s along a dim other than the one its operand is flipped along", name);
+    if (x->narrow && x->narrow_dim != dim)
+        return not_covered(w, "%s along a dim other than the one its operand is narrowed along", name);
+    if (x->flip && x->narrow)
+        return not_covered(w, "%s of a flipped and narrowed tensor", name);
+    w->p->scan_reverse = x->flip != 0;
+    if (set_reduction(w, !strcmp(name, "cumsum") ? RED_CUMSUM : RED_CUMPROD, x->node, dim, false, out))
+        return 1;
+    out->flip = x->flip;
+    out->narrow = x->narrow;
+    out->narrow_dim = x->narrow_dim;
     return 0;
 }
 
@@ -383,6 +482,8 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     }
     if (is_module)
         return -2;
+    if (!strcmp(name, "cumsum") || !strcmp(name, "cumprod"))
+        return scan(w, name, node, x, out);
     if (!strcmp(name, "logsumexp") && w->p->family == RECIPE_GEMM) {
         if (dim_arg(w, node, 1, &dim, &given))
             return 1;
@@ -442,6 +543,155 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
     return -2;
 }
 
+/* x.size(d): a constant from the shape of the tensor x holds. */
+static int size_op(struct walk *w, const json_t *node, const struct value *x, struct value *out)
+{
+    const json_t *a = arg_at(node, 1, "dim");
+    if (!a)
+        return not_covered(w, "%s", "x.size() without a dim (a shape tuple)");
+    if (!json_is_integer(a))
+        return not_covered(w, "%s", "x.size(d) with a d that is not a constant integer");
+    if (x->slab || !value_shape(w, x))
+        return not_covered(w, "%s", "x.size(d) of something that is not a tensor of the inputs");
+    int d;
+    if (norm_dim(w, (int)json_integer_value(a), value_ndim(w, x), "size", &d))
+        return 1;
+    memset(out, 0, sizeof *out);
+    out->kind = V_CONST;
+    out->num = (double)(x->narrow && x->narrow_dim == d ? x->narrow : value_shape(w, x)->shape[d]);
+    return 0;
+}
+
+/* narrow(x, dim, 0, length): the first length elements along dim. */
+static int narrow_op(struct walk *w, const json_t *node, const struct value *x, int d, struct value *out)
+{
+    const json_t *sa = arg_at(node, 2, "start"), *la = arg_at(node, 3, "length");
+    struct value st, ln;
+    if (!sa || !la)
+        return not_covered(w, "%s", "narrow without a start and a length");
+    if (arg_value(w, sa, &st, "narrow") || arg_value(w, la, &ln, "narrow"))
+        return 1;
+    if (st.kind != V_CONST || ln.kind != V_CONST || st.is_none || ln.is_none)
+        return not_covered(w, "%s", "narrow with a start or length that is not a constant");
+    if (!plain_layout(x))
+        return not_covered(w, "%s", "narrow of a flipped or narrowed tensor");
+    int64_t n = value_shape(w, x)->shape[d];
+    if (st.num != 0)
+        return not_covered(w, "%s", "narrow from other than the start of the dim");
+    if (ln.num < 1 || ln.num > (double)n || ln.num != (double)(int64_t)ln.num)
+        return not_covered(w, "%s", "narrow with a length out of range");
+    *out = *x;
+    if ((int64_t)ln.num < n) {
+        out->narrow = (int64_t)ln.num;
+        out->narrow_dim = d;
+    }
+    return 0;
+}
+
+/* The views a scan is written with: flip, narrow, select, unsqueeze (of a selected
+ * column), zeros_like, size. -2 when name is none of them. */
+static int layout_op(struct walk *w, const char *name, const json_t *node, const struct value *x, struct value *out)
+{
+    if (!strcmp(name, "size"))
+        return size_op(w, node, x, out);
+    bool flip = !strcmp(name, "flip"), narrow = !strcmp(name, "narrow"), select = !strcmp(name, "select"),
+         unsq = !strcmp(name, "unsqueeze"), zeros = !strcmp(name, "zeros_like");
+    if (!flip && !narrow && !select && !unsq && !zeros)
+        return -2;
+    if (w->p->family == RECIPE_GEMM || w->p->family == RECIPE_CONV)
+        return -2; /* views only serve scans here */
+    if (!value_shape(w, x))
+        return not_covered(w, "%s of something that is not a tensor of the inputs", name);
+    if (zeros) {
+        const json_t *kw = json_object_get(node, "kwargs");
+        if (n_args(node) > 1 || (json_is_object(kw) && json_object_size(kw) > (json_object_get(kw, "input") ? 1u : 0u)))
+            return not_covered(w, "%s with a dtype or other arguments", name);
+        if (x->slab != 2 && !plain_layout(x))
+            return not_covered(w, "%s of a flipped, narrowed or sliced tensor", name);
+        memset(out, 0, sizeof *out);
+        out->kind = V_CONST; /* zeros of x's shape: 0, broadcast */
+        if (x->slab == 2) {
+            out->slab = 3;
+            out->slab_dim = x->slab_dim;
+        }
+        return 0;
+    }
+    const json_t *da = arg_at(node, 1, flip ? "dims" : "dim");
+    if (flip && json_is_array(da)) {
+        if (json_array_size(da) != 1)
+            return not_covered(w, "%s of several dims", name);
+        da = json_array_get(da, 0);
+    }
+    if (!da || !json_is_integer(da))
+        return not_covered(w, "%s with a dim that is not a constant integer", name);
+    int nd = value_ndim(w, x), d;
+    if (unsq) {
+        if (x->slab != 1)
+            return not_covered(w, "%s (a view that changes the shape)", name);
+        if (norm_dim(w, (int)json_integer_value(da), nd + 1, name, &d))
+            return 1;
+        if (d != x->slab_dim)
+            return not_covered(w, "%s at a dim other than the one selected away", name);
+        *out = *x;
+        out->slab = 2;
+        return 0;
+    }
+    if (x->slab)
+        return not_covered(w, "%s of a slice (select) of a tensor", name);
+    if (norm_dim(w, (int)json_integer_value(da), nd, name, &d))
+        return 1;
+    if (narrow)
+        return narrow_op(w, node, x, d, out);
+    *out = *x;
+    if (select) {
+        const json_t *ia = arg_at(node, 2, "index");
+        if (!plain_layout(x))
+            return not_covered(w, "%s of a flipped or narrowed tensor", name);
+        if (!ia || !json_is_integer(ia))
+            return not_covered(w, "%s with an index that is not a constant integer", name);
+        out->slab = 1;
+        out->slab_dim = d;
+        return 0;
+    }
+    if (x->narrow)
+        return not_covered(w, "%s of a narrowed tensor", name);
+    if (x->flip && x->flip - 1 != d)
+        return not_covered(w, "%s along a second dim", name);
+    out->flip = x->flip ? 0 : d + 1; /* flipping twice is the identity */
+    return 0;
+}
+
+/* cat((zeros column, scan of all but the last element), dim): the exclusive scan. */
+static int cat_op(struct walk *w, const json_t *node, struct value *out)
+{
+    static const char *what = "cat other than of a zero column and a cumsum of all but the last "
+                              "element along that dim (an exclusive scan)";
+    const json_t *ts = arg_at(node, 0, "tensors");
+    struct value a, b;
+    if (!json_is_array(ts) || json_array_size(ts) != 2)
+        return not_covered(w, "%s", what);
+    if (arg_value(w, json_array_get(ts, 0), &a, "cat") || arg_value(w, json_array_get(ts, 1), &b, "cat"))
+        return 1;
+    const json_t *da = arg_at(node, 1, "dim");
+    if (da && !json_is_integer(da))
+        return not_covered(w, "%s", "cat with a dim that is not a constant integer");
+    const recipe_plan *p = w->p;
+    const recipe_tensor *t = p->root >= 0 ? largest_input(p, p->root) : NULL;
+    bool is_scan = p->red == RED_CUMSUM && w->n_reductions == 1 && b.kind == V_EXPR &&
+                   p->nodes[b.node].op == RX_ACC && t;
+    int d = 0;
+    if (!is_scan || a.slab != 3 || b.flip || !b.narrow)
+        return not_covered(w, "%s", what);
+    if (norm_dim(w, da ? (int)json_integer_value(da) : 0, t->ndim, "cat", &d))
+        return 1;
+    if (d != p->dim || a.slab_dim != d || b.narrow_dim != d || b.narrow != t->shape[d] - 1)
+        return not_covered(w, "%s", what);
+    *out = b;
+    out->narrow = 0;
+    w->p->scan_exclusive = true;
+    return 0;
+}
+
 /* The value of spec input k as an expression. */
 static void input_value(struct walk *w, int k, struct value *out)
 {
@@ -494,7 +744,6 @@ static int gemm_batchnorm(struct walk *w, const json_t *node, const struct value
     return 0;
 }
 
-static const recipe_tensor *largest_input(const recipe_plan *p, int node);
 
 static struct value const_value(double v)
 {
@@ -720,8 +969,15 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
                 return 1;
             y = scaled;
         }
-        if (x->kind == V_CONST && y.kind == V_CONST)
-            return not_covered(w, "%s of two constants (nothing to compute)", base);
+        if (x->kind == V_CONST && y.kind == V_CONST) {
+            /* shape arithmetic: x.size(d) - 1 */
+            if (x->is_none || y.is_none || !(op == RX_ADD || op == RX_SUB || op == RX_MUL))
+                return not_covered(w, "%s of two constants (nothing to compute)", base);
+            memset(out, 0, sizeof *out);
+            out->kind = V_CONST;
+            out->num = op == RX_ADD ? x->num + y.num : op == RX_SUB ? x->num - y.num : x->num * y.num;
+            return 0;
+        }
         return make_op(w, op, x, &y, 0, 0, out, base);
     }
     return -2;
@@ -860,6 +1116,9 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
             return 1;
         if (v.kind != V_EXPR)
             return not_covered(w, "%s", "an output that is not a tensor expression");
+        if (!plain_layout(&v))
+            return not_covered(w, "%s", "an output that is flipped, narrowed or a slice (of scans, only "
+                                        "a result flipped back or made exclusive by a zero column is covered)");
         *result = v.node;
         return 0;
     } else if (!strcmp(op, "call_function") || !strcmp(op, "call_method") ||
@@ -893,6 +1152,8 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
             if (w->n_reductions++)
                 return not_covered(w, "%s", "more than one reduction");
             rc = set_reduction(w, r, w->pair_operand, w->pair_dim, w->pair_keepdim, &out);
+        } else if (!is_module && (!strcmp(fname, "cat") || !strcmp(fname, "concat") || !strcmp(fname, "concatenate"))) {
+            rc = cat_op(w, node, &out);
         } else {
             const json_t *a0 = arg_at(node, 0, is_module ? NULL : "input");
             if (!a0)
@@ -907,6 +1168,8 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
                 rc = elementwise(w, fname, node, &x, repr, is_module, &out);
             if (rc == -2)
                 rc = pooling(w, fname, node, &x, repr, is_module, &out);
+            if (rc == -2 && !is_module)
+                rc = layout_op(w, fname, node, &x, &out);
             if (rc == -2)
                 return not_covered(w, "operator '%s' is not in the recipe families", is_module ? fname : target);
         }
@@ -1167,6 +1430,55 @@ static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_ac
     return 0;
 }
 
+/* SCAN: the scanned operand's shape (the output's), how each input is read (whole, of
+ * any float dtype or bool, or one element) and the epilogue. */
+static int finish_scan(recipe_plan *p, int result, const unsigned char *has_acc, strbuf *why)
+{
+    const recipe_tensor *x = largest_input(p, p->root);
+    if (!x) {
+        strbuf_adds(why, "not covered: the scanned operand has no tensor input");
+        return 1;
+    }
+    if (!has_acc[result]) {
+        strbuf_adds(why, "not covered: the output does not depend on the scan");
+        return 1;
+    }
+    if (!is_float_dtype(p->output.dtype)) {
+        strbuf_addf(why, "not covered: a scan whose output is %s (float32, float16, bfloat16 only)", p->output.dtype);
+        return 1;
+    }
+    if (!same_shape(x, &p->output)) {
+        strbuf_adds(why, "not covered: the output's shape is not the scanned operand's");
+        return 1;
+    }
+    p->epi = p->nodes[result].op == RX_ACC ? -1 : result;
+    bool used[RECIPE_MAX_INPUTS] = { false };
+    mark_used(p, p->root, used);
+    mark_used(p, p->epi, used);
+    for (int i = 0; i < p->n_inputs; i++) {
+        const recipe_tensor *t = &p->inputs[i];
+        bool dtype_ok = is_float_dtype(t->dtype) || !strcmp(t->dtype, "bool");
+        p->kind[i] = !used[i] ? RK_UNUSED : numel(t) == 1 ? RK_SCALAR : RK_FULL;
+        if (p->kind[i] == RK_UNUSED)
+            continue;
+        if (!dtype_ok) {
+            strbuf_addf(why, "not covered: a scan reading input '%s' of dtype %s", t->name, t->dtype);
+            return 1;
+        }
+        if (p->kind[i] == RK_FULL && !(same_shape(t, x) && contiguous(t))) {
+            strbuf_addf(why, "not covered: input '%s' of a scan is not the contiguous shape of the output "
+                             "(broadcast inputs are not covered in scans)", t->name);
+            return 1;
+        }
+    }
+    p->operand = *x;
+    p->outer = p->r = p->inner = 1;
+    for (int d = 0; d < x->ndim; d++)
+        *(d < p->dim ? &p->outer : d == p->dim ? &p->r : &p->inner) *= x->shape[d];
+    p->family = RECIPE_SCAN;
+    return 0;
+}
+
 /* The pooled operand's tensor, its inputs' kinds and the epilogue; then recipe_pool.c. */
 static int finish_pool(recipe_plan *p, int result, const unsigned char *has_acc, strbuf *why)
 {
@@ -1279,6 +1591,8 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
             }
         } else if (p->family == RECIPE_POOL) {
             rc = finish_pool(p, result, w.has_acc, why);
+        } else if (p->red == RED_CUMSUM || p->red == RED_CUMPROD) {
+            rc = finish_scan(p, result, w.has_acc, why);
         } else {
             p->family = RECIPE_REDUCE;
             rc = finish_reduce(p, result, w.has_acc, why);
@@ -1432,11 +1746,12 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
     }
     strbuf_addf(out, "family: %s\n", p->family == RECIPE_POINTWISE ? "pointwise" :
                                      p->family == RECIPE_REDUCE ? "reduce" :
-                                     p->family == RECIPE_POOL ? "pool" : "none");
+                                     p->family == RECIPE_POOL ? "pool" :
+                                     p->family == RECIPE_SCAN ? "scan" : "none");
     for (int i = 0; i < p->n_inputs; i++) {
         strbuf_addf(out, "input %d: %s %s ", i, p->inputs[i].name, p->inputs[i].dtype);
         shape_text(&p->inputs[i], out);
-        strbuf_addf(out, ": %s\n", kinds[p->kind[i]]);
+        strbuf_addf(out, ": %s\n", p->family == RECIPE_SCAN && p->kind[i] == RK_FULL ? "full" : kinds[p->kind[i]]);
     }
     strbuf_addf(out, "output: %s %s ", p->output.name, p->output.dtype);
     shape_text(&p->output, out);
@@ -1465,6 +1780,20 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
         }
     } else if (p->family == RECIPE_POOL) {
         recipe_pool_describe(p, out);
+    } else if (p->family == RECIPE_SCAN) {
+        strbuf_addf(out, "scan: %s%s%s along dim %d: (outer %lld, r %lld, inner %lld), %s\n", recipe_red_name(p->red),
+                    p->scan_reverse ? ", reversed (from the dim's end)" : "",
+                    p->scan_exclusive ? ", exclusive (the identity first)" : ", inclusive", p->dim,
+                    (long long)p->outer, (long long)p->r, (long long)p->inner,
+                    p->inner == 1 ? "rows along the last dim" : "columns (a middle or first dim)");
+        strbuf_adds(out, "operand: ");
+        rx_format(p, p->root, out);
+        strbuf_addc(out, '\n');
+        if (p->epi >= 0) {
+            strbuf_adds(out, "epilogue: ");
+            rx_format(p, p->epi, out);
+            strbuf_addc(out, '\n');
+        }
     }
 }
 
@@ -1499,6 +1828,14 @@ void recipe_summary(const recipe_plan *p, strbuf *out)
         return;
     } else if (p->family == RECIPE_POOL) {
         recipe_pool_summary(p, out);
+    } else if (p->family == RECIPE_SCAN) {
+        strbuf_addf(out, "scan %s%s%s along dim %d of ", p->scan_exclusive ? "exclusive " : "",
+                    p->scan_reverse ? "reverse " : "", recipe_red_name(p->red), p->dim);
+        rx_format(p, p->root, out);
+        if (p->epi >= 0) {
+            strbuf_adds(out, ", then ");
+            rx_format(p, p->epi, out);
+        }
     } else {
         strbuf_adds(out, "none");
         return;

@@ -24,6 +24,9 @@
  *    pointwise prologue and epilogue; global pooling is planned as a REDUCE.
  *  - ROWLOSS (src/recipe_rowloss.c): cross-entropy and the triplet margin loss, a loss of
  *    whole rows and then a mean or sum over the rows, in one pass.
+ *  - SCAN: cumsum and cumprod along one dim, inclusive, exclusive or reversed (written
+ *    with flip, narrow and cat as PyTorch users do), with a pointwise prologue of
+ *    same-shaped inputs of any dtype (a bool mask) and an epilogue that may read them.
  * Anything else is "not covered", with the reason in words.
  *
  * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
@@ -66,12 +69,13 @@ typedef struct rx_node {
 } rx_node;
 
 enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_NORM, RECIPE_GEMM,
-                      RECIPE_CONV, RECIPE_POOL, RECIPE_ROWLOSS };
+                      RECIPE_CONV, RECIPE_POOL, RECIPE_ROWLOSS, RECIPE_SCAN };
 
 enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
     RED_SOFTMAX, RED_LOGSOFTMAX,
-    RED_LOGSUMEXP /* GEMM only: over the product's rows */
+    RED_LOGSUMEXP, /* GEMM only: over the product's rows */
+    RED_CUMSUM, RED_CUMPROD /* SCAN: prefix sums and products along one dim */
 };
 
 /* How the kernel reads an input: as the output's full shape (16-byte vectors), as one
@@ -206,6 +210,10 @@ typedef struct recipe_plan {
     recipe_conv_plan conv;   /* CONV */
     recipe_pool pool;        /* POOL (the operand is root, the epilogue epi, as for REDUCE) */
     struct recipe_rowloss rowloss; /* ROWLOSS */
+    bool scan_reverse;   /* SCAN: from the dim's end (cumsum of a flip, flipped back) */
+    bool scan_exclusive; /* SCAN: element j holds the scan of elements before j (the
+                            identity at the first): a zero column cat'ed before the scan
+                            of all but the last element */
 } recipe_plan;
 
 void recipe_plan_init(recipe_plan *p);

@@ -184,6 +184,15 @@ void recipe_emit_expr(const recipe_plan *p, int root, const char *fn, const char
     emit_expr(p, root, fn, params, false, sb);
 }
 
+/* Whether the expression under root reads an input. */
+static bool expr_reads_input(const recipe_plan *p, int root)
+{
+    if (root < 0)
+        return false;
+    const rx_node *x = &p->nodes[root];
+    return x->op == RX_INPUT || expr_reads_input(p, x->a) || expr_reads_input(p, x->b);
+}
+
 /* Whether the expression under root takes an exp or a log. */
 static bool expr_has_exp_log(const recipe_plan *p, int root)
 {
@@ -234,6 +243,16 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
         strbuf_addf(sb, "#define CGR_OP_NDIM %d\n#define CGR_OP_SHAPE ", p->operand.ndim);
         emit_shape(sb, &p->operand);
         strbuf_addc(sb, '\n');
+    } else if (p->family == RECIPE_SCAN) {
+        strbuf_addf(sb, "#define CGR_OUT_T %s\n#define CGR_OUT_DTYPE %s\n", ctype_of(p->output.dtype),
+                    cgdtype_of(p->output.dtype));
+        strbuf_addf(sb, "#define CGR_SCAN_OP %d  // %s\n#define CGR_REVERSE %d\n#define CGR_EXCLUSIVE %d\n",
+                    p->red == RED_CUMPROD ? 1 : 0, recipe_red_name(p->red), p->scan_reverse ? 1 : 0,
+                    p->scan_exclusive ? 1 : 0);
+        strbuf_addf(sb, "#define CGR_EPI_READS %d\n", p->epi >= 0 && expr_reads_input(p, p->epi) ? 1 : 0);
+        strbuf_addf(sb, "#define CGR_OUTER %lld\n#define CGR_R %lld\n#define CGR_INNER %lld\n",
+                    (long long)p->outer, (long long)p->r, (long long)p->inner);
+        strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_UNROLL %d\n", k->threads, k->unroll);
     } else if (p->family == RECIPE_POOL) {
         for (int i = 0; i < p->n_inputs && !tdt; i++)
             if (p->kind[i] == RK_FULL)
@@ -265,8 +284,11 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
         emit_expr(p, p->root, "cgr_expr", "const float *x", k->fast, sb);
     } else {
         emit_expr(p, p->root, "cgr_pro", "const float *x", k->fast, sb);
+        bool scan = p->family == RECIPE_SCAN; /* its epilogue may read the inputs */
         if (p->epi >= 0)
-            emit_expr(p, p->epi, "cgr_epi", "float r", k->fast, sb);
+            emit_expr(p, p->epi, "cgr_epi", scan ? "float r, const float *x" : "float r", k->fast, sb);
+        else if (scan)
+            strbuf_adds(sb, "__device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }\n");
         else
             strbuf_adds(sb, "__device__ __forceinline__ float cgr_epi(float r) { return r; }\n");
     }
@@ -295,6 +317,7 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
                      : p->family == RECIPE_CONV ? recipe_conv_template(p, k)
                      : p->family == RECIPE_POOL ? "pool.cu"
                      : p->family == RECIPE_ROWLOSS ? "rowloss.cu"
+                     : p->family == RECIPE_SCAN ? "scan.cu"
                      : k->cluster > 0 ? "softmax_cluster.cu" : "reduce.cu";
     char *path = xasprintf("%s/%s", recipes_dir, tmpl);
     strbuf text = STRBUF_INIT;
@@ -463,11 +486,40 @@ static int pow2_at_least(int64_t v)
  *   (unless it is the only one); reductions split rows over CTAs only when there are
  *   too few rows (or columns) to give every SM two CTAs' worth of work.
  */
+/*
+ * SCAN (recipes/scan.cu). Rows: (threads, sub-tiles a pass), a CTA a row; 256 x 4 first
+ * (4096 elements a pass, four 16-byte loads in flight a thread, eight CTAs an SM); a pass
+ * much longer than the row leaves threads idle, so those are dropped (the smallest kept).
+ * Columns: a thread a column, (threads, loads in flight).
+ */
+static int scan_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
+{
+    static const int rows[][2] = { { 256, 4 }, { 512, 2 }, { 128, 8 }, { 1024, 1 }, { 256, 2 },
+                                   { 512, 4 }, { 128, 2 }, { 64, 1 } };
+    static const int cols[][2] = { { 256, 4 }, { 128, 4 }, { 256, 8 }, { 128, 8 }, { 64, 4 }, { 128, 1 } };
+    int n = 0;
+    bool r = p->inner == 1;
+    size_t nc = r ? sizeof rows / sizeof rows[0] : sizeof cols / sizeof cols[0];
+    for (size_t c = 0; c < nc; c++) {
+        int threads = r ? rows[c][0] : cols[c][0], unroll = r ? rows[c][1] : cols[c][1];
+        if (threads > hw->max_threads_per_sm)
+            continue;
+        if (r && (int64_t)threads * 4 * unroll > 2 * p->r && threads * unroll > 64)
+            continue;
+        n = push(out, n, max, (recipe_params){ .threads = threads, .unroll = unroll });
+    }
+    if (n == 0)
+        n = push(out, n, max, (recipe_params){ .threads = 64, .unroll = 1 });
+    return n;
+}
+
 static int family_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     int n = 0;
     if (p->family == RECIPE_NORM)
         return recipe_norm_variants(p, hw, out, max); /* recipe_norm.c */
+    if (p->family == RECIPE_SCAN)
+        return scan_variants(p, hw, out, max);
     if (p->family == RECIPE_ROWLOSS)
         return recipe_rowloss_variants(p, hw, out, max); /* recipe_rowloss.c */
     const int budget = 96;

@@ -28,7 +28,7 @@ tests=$((tests + 1))
 [ "$n" -ge 2 ] && echo "ok: $n recipe variants built and judged" || { echo "FAIL: $n recipe variants"; failures=$((failures + 1)); }
 expect_grep "CG_EXPORT int cg_forward" "$TMP/r1/best.cu" "best.cu is a whole candidate"
 
-export FAKE_SPEC=$SRC/tests/data/recipe/cumsum.json CUTEGEN_CACHE_DIR=$TMP/cache2
+export FAKE_SPEC=$SRC/tests/data/recipe/pool_lp.json CUTEGEN_CACHE_DIR=$TMP/cache2
 expect_exit 0 "no model, a task the recipes do not cover" -- run_agent --run-dir "$TMP/r2"
 expect_grep "^stopped: +no model configured, and the built-in recipes do not cover this task \(not covered: " "$TMP/out" "says why it stopped"
 

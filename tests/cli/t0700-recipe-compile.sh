@@ -37,6 +37,7 @@ echo "90a $SRC/recipes/conv_tc.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/conv_dw.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/pool.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/rowloss.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/scan.cu $SRC/recipes" >>"$jobs"
 
 covered=0
 # GEMM fixtures built by default: each operand layout, 4-byte copies, batches, split-K,
@@ -78,9 +79,11 @@ echo "ok: $covered covered fixtures generated"
 cp "$TMP/gen/logsoftmax_module_fp16.v0.cu" "$TMP/gen/logsoftmax_module_fp16.sm80.cu"
 cp "$TMP/gen/chain_bcast.v0.cu" "$TMP/gen/chain_bcast.sm80.cu"
 cp "$TMP/gen/triplet_margin.v0.cu" "$TMP/gen/triplet_margin.sm80.cu"
+cp "$TMP/gen/cumsum_masked.v0.cu" "$TMP/gen/cumsum_masked.sm80.cu"
 echo "80 $TMP/gen/logsoftmax_module_fp16.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/chain_bcast.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/triplet_margin.sm80.cu -" >>"$jobs"
+echo "80 $TMP/gen/cumsum_masked.sm80.cu -" >>"$jobs"
 # norms: the first variant without a cluster or bulk copies (InstanceNorm's rows are held by CTAs that
 # take chunks in order instead) and a split kernel (LayerNorm)
 for nk in instancenorm layernorm; do

@@ -78,14 +78,16 @@ static void test_expectations(void **state)
         char *fx = fixture(line);
         int rc = recipe_recognise_file(fx, &p, &why);
         if (!strcmp(want, "pointwise") || !strcmp(want, "reduce") || !strcmp(want, "norm") ||
-            !strcmp(want, "gemm") || !strcmp(want, "pool") || !strcmp(want, "rowloss")) {
+            !strcmp(want, "gemm") || !strcmp(want, "pool") || !strcmp(want, "rowloss") ||
+            !strcmp(want, "scan")) {
             if (rc != 0)
                 fail_msg("%s: expected %s, got '%s'", line, want, why.buf);
             assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE
                                        : !strcmp(want, "reduce") ? RECIPE_REDUCE
                                        : !strcmp(want, "norm") ? RECIPE_NORM
                                        : !strcmp(want, "pool") ? RECIPE_POOL
-                                       : !strcmp(want, "rowloss") ? RECIPE_ROWLOSS : RECIPE_GEMM);
+                                       : !strcmp(want, "rowloss") ? RECIPE_ROWLOSS
+                                       : !strcmp(want, "scan") ? RECIPE_SCAN : RECIPE_GEMM);
         } else {
             if (rc != 1 || !str_starts_with(why.buf, want))
                 fail_msg("%s: expected '%s...', got rc %d '%s'", line, want, rc, why.buf);
@@ -1438,6 +1440,70 @@ static void test_norm_math(void **state)
 
 /* The ROWLOSS family: cross-entropy and the triplet margin loss, their settings from the
  * call's arguments or the module's module_attrs, and the parameter block. */
+/* SCAN: cumsum/cumprod, reversed through flip, exclusive through narrow + cat of a zero
+ * column, a bool mask in the prologue, an epilogue reading the input, a middle dim. */
+static void test_scan(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_plan p;
+    recipe_params v[64];
+
+    load("cumsum", &p);
+    assert_int_equal(p.family, RECIPE_SCAN);
+    assert_true(p.red == RED_CUMSUM && p.dim == 1 && !p.scan_reverse && !p.scan_exclusive && p.epi < 0);
+    assert_true(p.outer == 128 && p.r == 4000 && p.inner == 1);
+    int n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n >= 2 && v[0].threads == 256 && v[0].unroll == 4);
+    for (int i = 0; i < n; i++) /* no pass much longer than the row */
+        assert_true((int64_t)v[i].threads * 4 * v[i].unroll <= 2 * 4000);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_SCAN_OP 0", "#define CGR_REVERSE 0\n",
+                                                       "#define CGR_EXCLUSIVE 0\n", "#define CGR_R 4000\n",
+                                                       "#define CGR_INNER 1\n", "#define CGR_EPI_READS 0\n", NULL });
+    recipe_plan_release(&p);
+
+    load("cumprod", &p);
+    assert_true(p.family == RECIPE_SCAN && p.red == RED_CUMPROD);
+    recipe_variants(&p, &hw, v, 64);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_SCAN_OP 1", NULL });
+    recipe_plan_release(&p);
+
+    load("cumsum_reverse", &p); /* cumsum(x.flip(1), 1).flip(1) */
+    assert_true(p.family == RECIPE_SCAN && p.scan_reverse && !p.scan_exclusive && p.epi < 0);
+    assert_int_equal(p.nodes[p.root].op, RX_INPUT);
+    recipe_variants(&p, &hw, v, 64);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_REVERSE 1\n", NULL });
+    recipe_plan_release(&p);
+
+    load("cumsum_exclusive", &p); /* cat((zeros_like(x.select(1, 0).unsqueeze(1)), cumsum(x.narrow(1, 0, n - 1), 1)), 1) */
+    assert_true(p.family == RECIPE_SCAN && p.scan_exclusive && !p.scan_reverse && p.r == 4000);
+    recipe_variants(&p, &hw, v, 64);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_EXCLUSIVE 1\n", NULL });
+    recipe_plan_release(&p);
+
+    load("cumsum_masked", &p); /* cumsum(x * mask, 1), mask bool */
+    assert_int_equal(p.family, RECIPE_SCAN);
+    assert_true(p.kind[0] == RK_FULL && p.kind[1] == RK_FULL);
+    float xs[2] = { 2.5f, 0.f };
+    assert_true(rx_eval(&p, p.root, xs, 0) == 0.f);
+    xs[1] = 1.f;
+    assert_true(rx_eval(&p, p.root, xs, 0) == 2.5f);
+    recipe_variants(&p, &hw, v, 64);
+    assert_generated(&p, &v[0], (const char *const[]){ "X(1, bool, CGR_FULL, CG_BOOL)", NULL });
+    recipe_plan_release(&p);
+
+    load("cumsum_middle_epi", &p); /* relu(x.cumsum(-2) - x) over [8, 100, 36] */
+    assert_true(p.family == RECIPE_SCAN && p.dim == 1 && p.outer == 8 && p.r == 100 && p.inner == 36);
+    assert_true(p.epi >= 0);
+    xs[0] = 3.f;
+    assert_true(rx_eval(&p, p.epi, xs, 5.f) == 2.f && rx_eval(&p, p.epi, xs, 1.f) == 0.f);
+    recipe_variants(&p, &hw, v, 64);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_EPI_READS 1\n", "#define CGR_INNER 36\n",
+                                                       "float cgr_epi(float r, const float *x)", NULL });
+    recipe_plan_release(&p);
+}
+
 static void test_rowloss(void **state)
 {
     (void)state;
@@ -2024,6 +2090,7 @@ int main(void)
         cmocka_unit_test(test_norm_plans),
         cmocka_unit_test(test_norm_math),
         cmocka_unit_test(test_rowloss),
+        cmocka_unit_test(test_scan),
         cmocka_unit_test(test_norm_variants),
         cmocka_unit_test(test_norm_generate),
         cmocka_unit_test(test_pool_out_size),
