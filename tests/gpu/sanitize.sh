@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # GPU test: the built-in recipes' kernels that synchronise through more than a CTA (the
 # persistent prefetching clusters of recipes/norm.cu and recipes/softmax_cluster.cu, and
-# norm.cu's groups of CTAs exchanging statistics through the workspace) under
+# norm.cu's groups of CTAs exchanging statistics through the workspace), and the scans'
+# double-buffered shared memory (recipes/scan.cu; a problem's "sanitize-variants: REGEX"
+# line picks its variants), under
 # compute-sanitizer's memcheck, racecheck and synccheck. For each problem of
 # tests/gpu/problems/ (sized so that such variants exist, small enough for the tools):
 # `cutegen run` with no model computes its spec (and judges variant 0); then the first
@@ -76,7 +78,10 @@ for p in "${problems[@]}"; do
     "$OUT/$name/run.db" >"$OUT/$name.spec.json" || { echo "FAIL $name: no spec in its run"; fail=$((fail + 1)); continue; }
   "$CG" recipe --spec "$OUT/$name.spec.json" --list >"$OUT/$name.list.txt" 2>&1
   grouped=0
-  for v in $(grep -E '^variant [0-9]+: .*(cluster=|prefetch)' "$OUT/$name.list.txt" | head -"${SAN_PER_PROBLEM:-2}" |
+  # the variants checked: those with a cluster or a bulk copy, or what the problem's
+  # "sanitize-variants: REGEX" line asks for
+  pat=$(sed -n 's/^ *sanitize-variants: *//p' "$p" | head -1)
+  for v in $(grep -E "^variant [0-9]+: .*(${pat:-cluster=|prefetch})" "$OUT/$name.list.txt" | head -"${SAN_PER_PROBLEM:-2}" |
              sed 's/^variant \([0-9]*\):.*/\1/'); do
     k="$OUT/$name.v$v.cu"
     "$CG" recipe --spec "$OUT/$name.spec.json" --variant "$v" --out "$k" >/dev/null || { echo "FAIL $name v$v: generation"; fail=$((fail + 1)); continue; }
