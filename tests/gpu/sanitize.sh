@@ -14,6 +14,8 @@
 # Prints a line per (kernel, tool); exits 0 only if every run passed its trial and the tool
 # reported no error.
 #   tests/gpu/sanitize.sh [--out DIR] [PROBLEM.py...]
+#   (SAN_PER_PROBLEM=N variants a problem; SAN_PATTERN=REGEX picks them instead of the
+#   default or the problem's own line; SAN_TIMEOUT=S a tool run)
 # Needs: a GPU, compute-sanitizer, PyTorch, CUTLASS (skips, exit 77, when one is missing).
 # The tool wraps only the worker (CUTEGEN_WORKER, below): session 8's run of the whole
 # `cutegen eval` under the tool checked nothing (docs/perf.md, 2026-12-03 13:36).
@@ -80,7 +82,7 @@ for p in "${problems[@]}"; do
   grouped=0
   # the variants checked: those with a cluster or a bulk copy, or what the problem's
   # "sanitize-variants: REGEX" line asks for
-  pat=$(sed -n 's/^ *sanitize-variants: *//p' "$p" | head -1)
+  pat=${SAN_PATTERN:-$(sed -n 's/^ *sanitize-variants: *//p' "$p" | head -1)}
   for v in $(grep -E "^variant [0-9]+: .*(${pat:-cluster=|prefetch})" "$OUT/$name.list.txt" | head -"${SAN_PER_PROBLEM:-2}" |
              sed 's/^variant \([0-9]*\):.*/\1/'); do
     k="$OUT/$name.v$v.cu"
