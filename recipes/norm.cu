@@ -99,6 +99,9 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #ifndef CGR_SPLIT_REVERSE
 #define CGR_SPLIT_REVERSE 0         // split rows: the output pass starts where the statistics ended (L2), lab option
 #endif
+#ifndef CGR_SPLIT_FUSED
+#define CGR_SPLIT_FUSED 0           // split rows: one kernel, each CTA waits for its row's partials, then re-reads its chunk (lab option)
+#endif
 #ifndef CGR_ROWS_PREFETCH
 #define CGR_ROWS_PREFETCH 0         // rows: persistent, the next row's chunk bulk-copied meanwhile (sm_90)
 #endif
@@ -143,6 +146,11 @@ constexpr bool kPrefetch = CGR_ROWS_PREFETCH != 0;
 // position, all rows together, and the output pass takes the positions in reverse, so
 // that its first reads find the statistics' last (up to the L2's size) still in L2
 constexpr bool kReverse = CGR_SPLIT_REVERSE != 0;
+// split rows (CGR_SPLIT_FUSED): one kernel of OUTER x SPLIT CTAs in row order; each
+// publishes its chunk's partials, waits until its row's SPLIT are in (counted in the
+// workspace), combines them all in one fixed order, then writes its chunk, re-reading it:
+// only the rows whose CTAs run at once are in flight, so the re-read finds L2
+constexpr bool kFused = CGR_SPLIT_FUSED != 0;
 constexpr int kHoldMinBlocks = kPersist ? (CGR_MIN_BLOCKS > 1 ? CGR_MIN_BLOCKS : (kThreads >= 512 ? 1 : 512 / kThreads))
                                         : (kThreads >= 1024 ? 1 : 1024 / kThreads);  // CTAs an SM can always hold
 constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
@@ -163,6 +171,7 @@ static_assert(!kPrefetch || (kMode == ROWS && kVecs > 0 && kRowThreads == kThrea
                              int64_t(kG) * kVecs * kVec == kR),
               "rows prefetched: rows of exactly the CTAs' registers, whole vectors");
 static_assert(kGroup == 1 || (kPrefetch && kCluster == 1), "groups: rows prefetched, no cluster");
+static_assert(!kFused || (kMode == SPLIT && kI == 1 && !kReverse), "fused split: rows, in order");
 static_assert(kMode != HOLD || (kI == 1 && kVecs > 0 && kRowThreads == kThreads &&
                                 kSplit == (kMaxRowVecs + kHoldChunk - 1) / kHoldChunk), "hold: chunks of a row");
 
@@ -1139,6 +1148,92 @@ __device__ __forceinline__ void hold_write(const Args &a, int64_t o, int64_t c0,
     }
 }
 
+template <int L>
+__device__ __forceinline__ void combine_row(const Args &a, int64_t o, Acc (&acc)[kNs], Acc (*red)[kThreads / 32]);
+
+// SPLIT_FUSED, pass L: the partial statistics of chunk s of row o ([c0, c1) vectors),
+// published; then, once all kSplit of the row are (bounded wait: a wrong result rather
+// than a hang), the row's statistics into slots. Every thread of the CTA must call it.
+template <int L>
+__device__ __forceinline__ void fused_pass(const Args &a, int64_t o, int64_t s, int64_t c0, int64_t c1,
+                                           const float *sval, float *slots, Acc (*red)[kThreads / 32])
+{
+    Local loc[kNs];
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        loc[K] = local_init<K>();
+    });
+#pragma unroll 4
+    for (int64_t w = c0 + threadIdx.x; w < c1; w += kThreads) {
+        T raw[kNf][kVec];
+        load_row_vec<false>(a, o, w, raw);
+        add_vec<L>(a, o, w, raw, sval, slots, loc);
+    }
+    Acc acc[kNs];
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        acc[K] = local_done<K>(loc[K]);
+    });
+    group_combine<L>(acc, red);
+    if (threadIdx.x == 0) {
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) a.part[(o * kSplit + s) * kNstat + K] = acc[K];
+        });
+        __threadfence();
+        atomicAdd(&a.count[L * kO + o], 1u);
+        const volatile unsigned *n = &a.count[L * kO + o];
+        unsigned spins = 0;
+        while (*n < unsigned(kSplit) && ++spins < (1u << 26))
+            __nanosleep(64);
+        __threadfence();
+    }
+    __syncthreads();
+    combine_row<L>(a, o, acc, red);
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) to_slots<K>(acc[K], slots);
+    });
+}
+
+// SPLIT_FUSED: CTA (o, s), blockIdx.x = o * SPLIT + s. No deadlock: a CTA waits only for
+// its own row's CTAs, all dispatched before any CTA of a later row, and a row's SPLIT CTAs
+// fit the GPU at once (checked at launch against the occupancy the runtime reports).
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) split_fused_rows(const Args a)
+{
+    __shared__ Acc red[kNs][kThreads / 32];
+    const int64_t o = blockIdx.x / kSplit, s = blockIdx.x % kSplit;
+    const int64_t v0 = o * kR / kVec, v1 = (o * kR + kR + kVec - 1) / kVec;
+    const int64_t chunk = (v1 - v0 + kSplit - 1) / kSplit;
+    const int64_t c0 = v0 + s * chunk, c1 = c0 + chunk < v1 ? c0 + chunk : v1;
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    float slots[kNsl];
+    CUTE_UNROLL
+    for (int q = 0; q < kNsl; ++q) slots[q] = 0.f;
+    fused_pass<0>(a, o, s, c0, c1, sval, slots, red);
+    if constexpr (kLevels > 1) {
+        __syncthreads();  // red is used again
+        fused_pass<1>(a, o, s, c0, c1, sval, slots, red);
+    }
+    for (int64_t w0 = c0 + threadIdx.x; w0 < c1; w0 += int64_t(kThreads) * kUnroll) {
+        T raw[kUnroll][kNf][kVec];
+        CUTE_UNROLL
+        for (int u = 0; u < kUnroll; ++u) {  // all loads first: bytes in flight
+            const int64_t w = w0 + int64_t(u) * kThreads;
+            if (w < c1)
+                load_row_vec<true>(a, o, w, raw[u]);
+        }
+        CUTE_UNROLL
+        for (int u = 0; u < kUnroll; ++u) {
+            const int64_t w = w0 + int64_t(u) * kThreads;
+            if (w < c1)
+                write_vec(a, o, w, raw[u], sval, slots);
+        }
+    }
+}
+
 // Row o's pass-L statistics from all kSplit published partials, in one fixed order (so
 // every CTA that does it gets the same values). Every thread of the CTA must call it.
 template <int L>
@@ -1339,7 +1434,7 @@ constexpr size_t kPartBytes = kGroup > 1 ? size_t(kMaxGroups) * 2 * kNstat * kGr
                                          : 0;
 constexpr size_t kSlotOffset = (kPartBytes + 255) / 256 * 256;
 constexpr size_t kCountOffset = (kSlotOffset + size_t(kStatRows) * kNslot * sizeof(float) + 255) / 256 * 256;
-constexpr size_t kCountBytes = kMode == HOLD ? 8 + 2 * size_t(kLevels) * kO * sizeof(unsigned)
+constexpr size_t kCountBytes = kMode == HOLD || kFused ? 8 + 2 * size_t(kLevels) * kO * sizeof(unsigned)
                                : kGroup > 1 ? 8 + size_t(kMaxGroups) * sizeof(unsigned)
                                             : 0;
 constexpr size_t kWorkspace = kUsesWs ? kCountOffset + kCountBytes : 0;
@@ -1433,6 +1528,17 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
             hold_persist_kernel<><<<grid, kThreads, 0, stream>>>(a);
         else
             hold_kernel<><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);
+    } else if constexpr (kFused) {
+        static int resident = 0;  // a row's CTAs must fit the GPU at once
+        if (resident == 0 && (resident = cgr::resident_ctas(split_fused_rows<>, kThreads, 0)) < 0) {
+            resident = 0;
+            return CG_LAUNCH_FAILED;
+        }
+        if (resident == 0 || kSplit > int64_t(resident) || kO * kSplit > 0x7fffffff)
+            return CG_UNSUPPORTED;
+        if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
+            return CG_LAUNCH_FAILED;
+        split_fused_rows<><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);
     } else {
         if (kO * kSplit > 0x7fffffff || (kI + kThreads - 1) / kThreads > 0x7fffffff || kApplyCtas > 0x7fffffff)
             return CG_UNSUPPORTED;

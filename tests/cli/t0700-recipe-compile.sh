@@ -120,6 +120,9 @@ extra instancenorm_cluster16 instancenorm 'threads=512 cluster=8 vecs=16$' 's/^#
 # the split norm's lab option (statistics position by position, the output in reverse;
 # bench/labs/2026-12-03-round14.sh) on LayerNorm's split form
 extra layernorm_split_reverse layernorm 'unroll=4 row_threads=256 split=64' "CGR_SPLIT_REVERSE 1"
+# the split norm fused into one kernel (CGR_SPLIT_FUSED, lab round 17,
+# bench/labs/2026-12-03-round17.sh) on LayerNorm's split form
+extra layernorm_split_fused layernorm 'unroll=4 row_threads=256 split=64' "CGR_SPLIT_FUSED 1"
 # variants after variant 0: softmax's persistent prefetching cluster (bulk copies,
 # mbarrier), LayerNorm's persistent held chunks
 extra softmax_prefetch softmax prefetch
