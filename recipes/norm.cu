@@ -100,7 +100,8 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #define CGR_SPLIT_REVERSE 0         // split rows: the output pass starts where the statistics ended (L2), lab option
 #endif
 #ifndef CGR_SPLIT_FUSED
-#define CGR_SPLIT_FUSED 0           // split rows: one kernel, each CTA waits for its row's partials, then re-reads its chunk (lab option)
+#define CGR_SPLIT_FUSED 0           // split rows: one kernel, each CTA waits for its row's partials, then re-reads its chunk
+                                    // (lab option: measured slower, lab round 17, docs/perf.md 2026-12-03 16:24)
 #endif
 #ifndef CGR_ROWS_PREFETCH
 #define CGR_ROWS_PREFETCH 0         // rows: persistent, the next row's chunk bulk-copied meanwhile (sm_90)
