@@ -10,6 +10,10 @@
 //   scans the warps' totals in shared memory: two barriers a pass, whatever UNROLL is. The
 //   running total of earlier passes is the carry. Reversed scans read each vector from the
 //   row's end (the same bytes, lanes in descending order) and keep the rest unchanged.
+//   SPLIT > 1 (few long rows): each row is cut into SPLIT chunks, a CTA a chunk: a first
+//   kernel reduces each chunk to its total, a warp a row scans the totals into each chunk's
+//   carry-in (the workspace), and the scan kernel starts each chunk from its carry: x is
+//   read twice, but every SM works.
 // - INNER > 1 (a middle or first dim): a thread a column (coalesced along INNER), scanning
 //   down R with UNROLL loads in flight.
 // Sums and products accumulate in float (as PyTorch's CUDA scan does for fp16/bf16),
@@ -36,6 +40,7 @@
 #define CGR_INNER 1
 #define CGR_THREADS 256             // threads per CTA
 #define CGR_UNROLL 4                // rows: sub-tiles a pass; columns: loads in flight
+#define CGR_SPLIT 1                 // rows: CTAs a row (> 1: chunk totals through the workspace)
 #define CGR_NIN 1
 #define CGR_INPUTS(X) X(0, float, CGR_FULL, CG_FLOAT32)
 #define CGR_IN_NDIMS {2}
@@ -56,11 +61,13 @@ constexpr bool kEpiReads = CGR_EPI_READS != 0;
 constexpr int64_t kOuter = CGR_OUTER, kR = CGR_R, kInner = CGR_INNER;
 constexpr int kThreads = CGR_THREADS;
 constexpr int kU = CGR_UNROLL;
+constexpr int kSplit = CGR_INNER == 1 ? CGR_SPLIT : 1;
 constexpr int kWarps = kThreads / 32;
 constexpr int kVec = 4;  // elements of a thread's vector (16 bytes of fp32)
 constexpr int kNin = CGR_NIN;
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA: a multiple of 32, at most 1024");
 static_assert(kU >= 1 && kU <= 16, "unroll: 1 to 16");
+static_assert(kSplit >= 1, "split: CTAs a row");
 
 using cgr::CGR_UNUSED; using cgr::CGR_FULL; using cgr::CGR_SCALAR; using cgr::CGR_BCAST;
 template <int I> struct In;
@@ -80,7 +87,13 @@ template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
 struct Args {
     const void *in[kNin];
     OutT *out;
+    float *total;  // split: [row][chunk] the chunk's total
+    float *carry;  // split: [row][chunk] the scan of the chunks before it
 };
+
+// Split rows: chunk s of a row covers logical positions [s * kChunk, (s + 1) * kChunk),
+// whole vectors, so that a chunk starts aligned.
+constexpr int64_t kChunk = kSplit > 1 ? ((kR + kSplit - 1) / kSplit + 3) / 4 * 4 : kR;
 
 __device__ __forceinline__ float identity() { return kProd ? 1.f : 0.f; }
 __device__ __forceinline__ float op(float a, float b) { return kProd ? a * b : a + b; }
@@ -117,10 +130,11 @@ __device__ __forceinline__ int64_t phys(int64_t l) { return kReverse ? kR - 1 - 
 
 // The operand (prologue applied) at logical positions l0 .. l0 + kVec of the row at rbase;
 // the identity past the row's end. Vec: whole aligned vectors (kR % kVec == 0).
-template <bool Vec> __device__ __forceinline__ void load_chunk(const Args &a, int64_t rbase, int64_t l0, float (&v)[kVec])
+template <bool Vec> __device__ __forceinline__ void load_chunk(const Args &a, int64_t rbase, int64_t l0, int64_t lend,
+                                                             float (&v)[kVec])
 {
     if constexpr (Vec) {
-        if (l0 >= kR) {
+        if (l0 >= lend) {
             CUTE_UNROLL
             for (int e = 0; e < kVec; ++e) v[e] = identity();
             return;
@@ -150,7 +164,7 @@ template <bool Vec> __device__ __forceinline__ void load_chunk(const Args &a, in
         CUTE_UNROLL
         for (int e = 0; e < kVec; ++e) {
             const int64_t l = l0 + e;
-            if (l < kR) {
+            if (l < lend) {
                 float x[kNin > 0 ? kNin : 1];
                 load_inputs(a, rbase + phys(l), x);
                 v[e] = cgr_pro(x);
@@ -163,10 +177,11 @@ template <bool Vec> __device__ __forceinline__ void load_chunk(const Args &a, in
 
 // Writes the scanned values of logical positions l0 .. l0 + kVec (r[e]: inclusive or
 // exclusive, as the output wants).
-template <bool Vec> __device__ __forceinline__ void store_chunk(const Args &a, int64_t rbase, int64_t l0, const float (&r)[kVec])
+template <bool Vec> __device__ __forceinline__ void store_chunk(const Args &a, int64_t rbase, int64_t l0, int64_t lend,
+                                                              const float (&r)[kVec])
 {
     if constexpr (Vec) {
-        if (l0 >= kR)
+        if (l0 >= lend)
             return;
         const int64_t p0 = rbase + (kReverse ? kR - l0 - kVec : l0);
         struct alignas(sizeof(OutT) * kVec) V { OutT e[kVec]; };
@@ -181,8 +196,67 @@ template <bool Vec> __device__ __forceinline__ void store_chunk(const Args &a, i
         CUTE_UNROLL
         for (int e = 0; e < kVec; ++e) {
             const int64_t l = l0 + e;
-            if (l < kR)
+            if (l < lend)
                 a.out[rbase + phys(l)] = result(a, rbase + phys(l), r[e]);
+        }
+    }
+}
+
+// Split rows: the total of each chunk (blockIdx.x = row * kSplit + chunk).
+template <bool Vec> __global__ void __launch_bounds__(kThreads) chunk_totals(const Args a)
+{
+    __shared__ float wtot[kWarps];
+    const int64_t row = blockIdx.x / kSplit, c = blockIdx.x % kSplit;
+    const int64_t rbase = row * kR, lbeg = c * kChunk, lend = lbeg + kChunk < kR ? lbeg + kChunk : kR;
+    float t = identity();
+    for (int64_t l0 = lbeg + int64_t(threadIdx.x) * kVec; l0 < lend; l0 += int64_t(kThreads) * kVec) {
+        float v[kVec];
+        load_chunk<Vec>(a, rbase, l0, lend, v);
+        CUTE_UNROLL
+        for (int e = 0; e < kVec; ++e) t = op(t, v[e]);
+    }
+    CUTE_UNROLL
+    for (int off = 16; off > 0; off >>= 1) t = op(t, __shfl_xor_sync(0xffffffffu, t, off));
+    if ((threadIdx.x & 31) == 0)
+        wtot[threadIdx.x >> 5] = t;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float s = identity();
+        for (int w = 0; w < kWarps; ++w) s = op(s, wtot[w]);
+        a.total[blockIdx.x] = s;
+    }
+}
+
+// Split rows: each chunk's carry-in, the scan of the totals before it (a warp a row, each
+// lane a run of consecutive chunks).
+__global__ void __launch_bounds__(128) chunk_carries(const Args a)
+{
+    const int64_t row = int64_t(blockIdx.x) * 4 + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
+    if (row >= kOuter)
+        return;  // whole warps leave together
+    constexpr int kPer = (kSplit + 31) / 32;
+    const float *tot = a.total + row * kSplit;
+    float mine = identity();
+    for (int j = 0; j < kPer; ++j) {
+        const int c = lane * kPer + j;
+        if (c < kSplit)
+            mine = op(mine, tot[c]);
+    }
+    float incl = mine;
+    for (int off = 1; off < 32; off <<= 1) {
+        const float n = __shfl_up_sync(0xffffffffu, incl, off);
+        if (lane >= off)
+            incl = op(n, incl);
+    }
+    float run = __shfl_up_sync(0xffffffffu, incl, 1);
+    if (lane == 0)
+        run = identity();
+    for (int j = 0; j < kPer; ++j) {
+        const int c = lane * kPer + j;
+        if (c < kSplit) {
+            a.carry[row * kSplit + c] = run;
+            run = op(run, tot[c]);
         }
     }
 }
@@ -194,14 +268,16 @@ template <bool Vec> __global__ void __launch_bounds__(kThreads) scan_rows(const 
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     constexpr unsigned kAll = 0xffffffffu;
     int buf = 0;
-    for (int64_t row = blockIdx.x; row < kOuter; row += gridDim.x) {
-        const int64_t rbase = row * kR;
-        float carry = identity();
-        for (int64_t s0 = 0; s0 < kR; s0 += kTile * kU) {
+    // a CTA a row (persistent over rows), or with kSplit > 1 a CTA a chunk of a row
+    for (int64_t job = blockIdx.x; job < kOuter * kSplit; job += gridDim.x) {
+        const int64_t row = job / kSplit, c = job % kSplit;
+        const int64_t rbase = row * kR, lbeg = c * kChunk, lend = lbeg + kChunk < kR ? lbeg + kChunk : kR;
+        float carry = kSplit > 1 ? a.carry[job] : identity();
+        for (int64_t s0 = lbeg; s0 < lend; s0 += kTile * kU) {
             float v[kU][kVec], lpre[kU];
             CUTE_UNROLL
             for (int u = 0; u < kU; ++u)
-                load_chunk<Vec>(a, rbase, s0 + u * kTile + int64_t(threadIdx.x) * kVec, v[u]);
+                load_chunk<Vec>(a, rbase, s0 + u * kTile + int64_t(threadIdx.x) * kVec, lend, v[u]);
             // each thread's vector, scanned in place; the warp's inclusive scan of the totals
             CUTE_UNROLL
             for (int u = 0; u < kU; ++u) {
@@ -251,7 +327,7 @@ template <bool Vec> __global__ void __launch_bounds__(kThreads) scan_rows(const 
                 CUTE_UNROLL
                 for (int e = 0; e < kVec; ++e)
                     r[e] = kExclusive ? (e == 0 ? pre : op(pre, v[u][e - 1])) : op(pre, v[u][e]);
-                store_chunk<Vec>(a, rbase, s0 + u * kTile + int64_t(threadIdx.x) * kVec, r);
+                store_chunk<Vec>(a, rbase, s0 + u * kTile + int64_t(threadIdx.x) * kVec, lend, r);
                 carry = op(carry, wsum[buf][u][kWarps - 1]);
             }
             buf ^= 1;  // the next pass writes the other buffer: no third barrier
@@ -303,14 +379,13 @@ static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *inputs, int n_inputs)
 {
     (void)inputs; (void)n_inputs;
-    return 0;
+    return cgr_scan::kSplit > 1 ? size_t(2 * cgr_scan::kOuter * cgr_scan::kSplit) * sizeof(float) : 0;
 }
 
 CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
                          void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
     using namespace cgr_scan;
-    (void)workspace; (void)workspace_bytes;
     if (n_in != kNin || n_out != 1)
         return CG_UNSUPPORTED;
     const cg_tensor &y = out[0];
@@ -334,7 +409,21 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_OK;  // nothing to write
     if constexpr (kInner == 1) {
         const bool vec = aligned && (kR % kVec) == 0;
-        const unsigned grid = unsigned(kOuter < 0x7fffffff ? kOuter : 0x7fffffff);
+        const int64_t jobs = kOuter * kSplit;
+        const unsigned grid = unsigned(jobs < 0x7fffffff ? jobs : 0x7fffffff);
+        if constexpr (kSplit > 1) {
+            if (workspace == nullptr || workspace_bytes < cg_workspace_bytes(in, n_in) || jobs > 0x7fffffff)
+                return CG_BAD_WORKSPACE;
+            a.total = static_cast<float *>(workspace);
+            a.carry = a.total + jobs;
+            if (vec)
+                chunk_totals<true><<<grid, kThreads, 0, stream>>>(a);
+            else
+                chunk_totals<false><<<grid, kThreads, 0, stream>>>(a);
+            chunk_carries<<<unsigned((kOuter + 3) / 4), 128, 0, stream>>>(a);
+        } else {
+            (void)workspace; (void)workspace_bytes;
+        }
         if (vec)
             scan_rows<true><<<grid, kThreads, 0, stream>>>(a);
         else

@@ -252,7 +252,8 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
         strbuf_addf(sb, "#define CGR_EPI_READS %d\n", p->epi >= 0 && expr_reads_input(p, p->epi) ? 1 : 0);
         strbuf_addf(sb, "#define CGR_OUTER %lld\n#define CGR_R %lld\n#define CGR_INNER %lld\n",
                     (long long)p->outer, (long long)p->r, (long long)p->inner);
-        strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_UNROLL %d\n", k->threads, k->unroll);
+        strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_UNROLL %d\n#define CGR_SPLIT %d\n", k->threads, k->unroll,
+                    k->split > 1 ? k->split : 1);
     } else if (p->family == RECIPE_POOL) {
         for (int i = 0; i < p->n_inputs && !tdt; i++)
             if (p->kind[i] == RK_FULL)
@@ -434,6 +435,8 @@ void recipe_params_format(const recipe_params *k, strbuf *out)
         strbuf_addf(out, " cluster=%d vecs=%d", k->cluster, k->cache);
     else if (k->row_threads)
         strbuf_addf(out, " row_threads=%d split=%d cache=%d", k->row_threads, k->split, k->cache);
+    else if (k->split > 1)
+        strbuf_addf(out, " split=%d", k->split);
     if (k->min_blocks > 1)
         strbuf_addf(out, " minb=%d", k->min_blocks);
     if (k->persist)
@@ -490,6 +493,9 @@ static int pow2_at_least(int64_t v)
  * SCAN (recipes/scan.cu). Rows: (threads, sub-tiles a pass), a CTA a row; 256 x 4 first
  * (4096 elements a pass, four 16-byte loads in flight a thread, eight CTAs an SM); a pass
  * much longer than the row leaves threads idle, so those are dropped (the smallest kept).
+ * Rows too few for two CTAs an SM, and long (16 Ki elements or more), are first split
+ * into chunks (CTAs a row: about four CTAs an SM in all, chunks of 4 Ki elements at least;
+ * then half as many), the unsplit forms after.
  * Columns: a thread a column, (threads, loads in flight).
  */
 static int scan_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
@@ -499,6 +505,15 @@ static int scan_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
     static const int cols[][2] = { { 256, 4 }, { 128, 4 }, { 256, 8 }, { 128, 8 }, { 64, 4 }, { 128, 1 } };
     int n = 0;
     bool r = p->inner == 1;
+    if (r && p->outer < 2 * hw->sms && p->r >= 16384) {
+        int64_t split = (4 * (int64_t)hw->sms + p->outer - 1) / p->outer;
+        if (split > p->r / 4096)
+            split = p->r / 4096;
+        if (split > 4096)
+            split = 4096;
+        for (int64_t sp = split; sp >= 2 && sp >= split / 2 && n < max; sp /= 2)
+            n = push(out, n, max, (recipe_params){ .threads = 256, .unroll = 4, .split = (int)sp });
+    }
     size_t nc = r ? sizeof rows / sizeof rows[0] : sizeof cols / sizeof cols[0];
     for (size_t c = 0; c < nc; c++) {
         int threads = r ? rows[c][0] : cols[c][0], unroll = r ? rows[c][1] : cols[c][1];

@@ -1493,6 +1493,14 @@ static void test_scan(void **state)
     assert_generated(&p, &v[0], (const char *const[]){ "X(1, bool, CGR_FULL, CG_BOOL)", NULL });
     recipe_plan_release(&p);
 
+    load("cumsum_long_rows", &p); /* 4 rows of 4 Mi: split into chunks first, unsplit after */
+    assert_true(p.family == RECIPE_SCAN && p.outer == 4 && p.r == 4194304);
+    n = recipe_variants(&p, &hw, v, 64);
+    assert_true(n >= 3 && v[0].split == 132 && v[1].split == 66 && v[2].split <= 1);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_SPLIT 132\n", NULL });
+    assert_generated(&p, &v[2], (const char *const[]){ "#define CGR_SPLIT 1\n", NULL });
+    recipe_plan_release(&p);
+
     load("cumsum_middle_epi", &p); /* relu(x.cumsum(-2) - x) over [8, 100, 36] */
     assert_true(p.family == RECIPE_SCAN && p.dim == 1 && p.outer == 8 && p.r == 100 && p.inner == 36);
     assert_true(p.epi >= 0);

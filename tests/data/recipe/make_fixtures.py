@@ -900,6 +900,9 @@ FIX["cumsum_masked"] = spec(
     [ph("x"), ph("mask"), fn("mul", "_operator.mul", ["%x", "%mask"]),
      fn("cumsum", "torch.cumsum", ["%mul"], {"dim": 1}), out("%cumsum")], (1,))
 EXPECT["cumsum_masked"] = "scan"
+red("cumsum_long_rows", "custom_cumsum_long_rows.py",
+    [fn("cumsum", "torch.cumsum", ["%x"], {"dim": -1}), out("%cumsum")], [4, 4194304],
+    shape=[4, 4194304], expect="scan")
 red("cumsum_middle_epi", "custom_cumsum_middle_epi.py",
     [meth("cumsum", "cumsum", ["%x"], {"dim": -2}), fn("sub", "_operator.sub", ["%cumsum", "%x"]),
      fn("relu", "torch.relu", ["%sub"]), out("%relu")], [8, 100, 36], shape=[8, 100, 36], expect="scan")
