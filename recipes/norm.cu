@@ -965,6 +965,30 @@ __global__ void __launch_bounds__(kThreads) cols_kernel(const Args a)
 
 // ------------------------------------------------------------------ SPLIT
 
+// Pass L's statistics of vectors [c0, c1) of row o, streamed, combined over the CTA into
+// acc (group_combine's result). Every thread of the CTA must call it.
+template <int L>
+__device__ __forceinline__ void chunk_stats(const Args &a, int64_t o, int64_t c0, int64_t c1, const float *sval,
+                                            const float *slots, Acc (&acc)[kNs], Acc (*red)[kThreads / 32])
+{
+    Local loc[kNs];
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        loc[K] = local_init<K>();
+    });
+#pragma unroll 4
+    for (int64_t w = c0 + threadIdx.x; w < c1; w += kThreads) {
+        T raw[kNf][kVec];
+        load_row_vec<false>(a, o, w, raw);
+        add_vec<L>(a, o, w, raw, sval, slots, loc);
+    }
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        acc[K] = local_done<K>(loc[K]);
+    });
+    group_combine<L>(acc, red);
+}
+
 // Pass L's partial statistics of CTA s's share of a row (INNER == 1).
 // grid = OUTER x SPLIT (row-major: blockIdx.x = o * SPLIT + s; SPLIT_REVERSE: s * OUTER + o).
 template <int L>
@@ -981,24 +1005,9 @@ __global__ void __launch_bounds__(kThreads) split_rows_stats(const Args a)
     float slots[kNsl];
     CUTE_UNROLL
     for (int q = 0; q < kNsl; ++q) slots[q] = L > 0 ? a.slots[o * kNslot + q] : 0.f;
-    Local loc[kNs];
-    for_stats([&](auto kc) {
-        constexpr int K = decltype(kc)::value;
-        loc[K] = local_init<K>();
-    });
-#pragma unroll 4
-    for (int64_t w = c0 + threadIdx.x; w < c1; w += kThreads) {
-        T raw[kNf][kVec];
-        load_row_vec<false>(a, o, w, raw);
-        add_vec<L>(a, o, w, raw, sval, slots, loc);
-    }
-    Acc acc[kNs];
-    for_stats([&](auto kc) {
-        constexpr int K = decltype(kc)::value;
-        acc[K] = local_done<K>(loc[K]);
-    });
     static_assert(kMode != SPLIT || kI > 1 || kRowThreads == kThreads, "split rows: the CTA shares a chunk");
-    group_combine<L>(acc, red);
+    Acc acc[kNs];
+    chunk_stats<L>(a, o, c0, c1, sval, slots, acc, red);
     if (threadIdx.x == 0)
         for_stats([&](auto kc) {
             constexpr int K = decltype(kc)::value;
@@ -1159,23 +1168,8 @@ template <int L>
 __device__ __forceinline__ void fused_pass(const Args &a, int64_t o, int64_t s, int64_t c0, int64_t c1,
                                            const float *sval, float *slots, Acc (*red)[kThreads / 32])
 {
-    Local loc[kNs];
-    for_stats([&](auto kc) {
-        constexpr int K = decltype(kc)::value;
-        loc[K] = local_init<K>();
-    });
-#pragma unroll 4
-    for (int64_t w = c0 + threadIdx.x; w < c1; w += kThreads) {
-        T raw[kNf][kVec];
-        load_row_vec<false>(a, o, w, raw);
-        add_vec<L>(a, o, w, raw, sval, slots, loc);
-    }
     Acc acc[kNs];
-    for_stats([&](auto kc) {
-        constexpr int K = decltype(kc)::value;
-        acc[K] = local_done<K>(loc[K]);
-    });
-    group_combine<L>(acc, red);
+    chunk_stats<L>(a, o, c0, c1, sval, slots, acc, red);
     if (threadIdx.x == 0) {
         for_stats([&](auto kc) {
             constexpr int K = decltype(kc)::value;
