@@ -1724,6 +1724,19 @@ static void shape_text(const recipe_tensor *t, strbuf *out)
     strbuf_addc(out, ']');
 }
 
+/* The reduced or scanned operand and the epilogue, a line each. */
+static void describe_operand(const recipe_plan *p, strbuf *out)
+{
+    strbuf_adds(out, "operand: ");
+    rx_format(p, p->root, out);
+    strbuf_addc(out, '\n');
+    if (p->epi >= 0) {
+        strbuf_adds(out, "epilogue: ");
+        rx_format(p, p->epi, out);
+        strbuf_addc(out, '\n');
+    }
+}
+
 void recipe_describe(const recipe_plan *p, strbuf *out)
 {
     static const char *kinds[] = { "unused", "full (16-byte vectors)", "scalar (one element)",
@@ -1770,14 +1783,7 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
                     recipe_red_name(p->red), dims, p->keepdim ? " (keepdim)" : "",
                     (long long)p->outer, (long long)p->r, (long long)p->inner,
                     p->inner == 1 ? "rows along the last dim" : "columns (a middle or first dim)");
-        strbuf_adds(out, "operand: ");
-        rx_format(p, p->root, out);
-        strbuf_addc(out, '\n');
-        if (p->epi >= 0) {
-            strbuf_adds(out, "epilogue: ");
-            rx_format(p, p->epi, out);
-            strbuf_addc(out, '\n');
-        }
+        describe_operand(p, out);
     } else if (p->family == RECIPE_POOL) {
         recipe_pool_describe(p, out);
     } else if (p->family == RECIPE_SCAN) {
@@ -1786,14 +1792,7 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
                     p->scan_exclusive ? ", exclusive (the identity first)" : ", inclusive", p->dim,
                     (long long)p->outer, (long long)p->r, (long long)p->inner,
                     p->inner == 1 ? "rows along the last dim" : "columns (a middle or first dim)");
-        strbuf_adds(out, "operand: ");
-        rx_format(p, p->root, out);
-        strbuf_addc(out, '\n');
-        if (p->epi >= 0) {
-            strbuf_adds(out, "epilogue: ");
-            rx_format(p, p->epi, out);
-            strbuf_addc(out, '\n');
-        }
+        describe_operand(p, out);
     }
 }
 
