@@ -166,13 +166,7 @@ template <int I> struct In;
 CGR_INPUTS(CGR_DEF_IN)
 #undef CGR_DEF_IN
 
-template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
-{
-    if constexpr (I < kNin) {
-        f(std::integral_constant<int, I>{});
-        for_inputs<I + 1>(f);
-    }
-}
+template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
 
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];

@@ -196,20 +196,8 @@ __host__ __device__ constexpr int full_rank(int i)
 constexpr int kNfull = full_rank(kNin);
 constexpr int kNf = kNfull > 0 ? kNfull : 1;
 
-template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
-{
-    if constexpr (I < kNin) {
-        f(std::integral_constant<int, I>{});
-        for_inputs<I + 1>(f);
-    }
-}
-template <int K = 0, class F> __device__ __forceinline__ void for_stats(F &&f)
-{
-    if constexpr (K < kNstat) {
-        f(std::integral_constant<int, K>{});
-        for_stats<K + 1>(f);
-    }
-}
+template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
+template <class F> __device__ __forceinline__ void for_stats(F &&f) { cgr::for_each_index<kNstat>(f); }
 
 struct Args {
     const void *in[kNin > 0 ? kNin : 1];

@@ -6,6 +6,7 @@
 // At the end: the host-side checks every template's cg_forward makes before it launches.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
 
@@ -54,6 +55,16 @@ __device__ __forceinline__ float logsigmoid(float v) { return -softplus(-v, 1.f,
 __device__ __forceinline__ float maximum(float a, float b) { return (a != a || a > b) ? a : b; }
 __device__ __forceinline__ float minimum(float a, float b) { return (a != a || a < b) ? a : b; }
 __device__ __forceinline__ float powc(float a, float e) { return powf(a, e); }
+
+// Calls f(std::integral_constant<int, I>{}) for I = 0 .. N-1 in order, unrolled at compile
+// time: the templates' loops over their inputs (for_inputs) and statistics.
+template <int N, int I = 0, class F> __host__ __device__ __forceinline__ void for_each_index(F &&f)
+{
+    if constexpr (I < N) {
+        f(std::integral_constant<int, I>{});
+        for_each_index<N, I + 1>(f);
+    }
+}
 
 // Loads and stores of one element of any supported type, as float.
 __device__ __forceinline__ float to_f(float v) { return v; }

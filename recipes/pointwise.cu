@@ -75,13 +75,7 @@ struct Args {
     int64_t bstride[kNin][CG_MAX_DIMS];  // per input, per output dim (0 where broadcast)
 };
 
-template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
-{
-    if constexpr (I < kNin) {
-        f(std::integral_constant<int, I>{});
-        for_inputs<I + 1>(f);
-    }
-}
+template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
 
 // One element of input I at output index idx (not for FULL inputs on the vector path).
 template <int I> __device__ __forceinline__ float load_one(const Args &a, int64_t idx)

@@ -158,13 +158,7 @@ constexpr int clamp_batch(int b) { return b < 1 ? 1 : b > kFillIters ? kFillIter
 constexpr int kBatchVec = clamp_batch(8 / kNFull);
 constexpr int kBatchScalar = clamp_batch(32 / (kLd * kNFull));
 
-template <int I = 0, class F> __device__ __forceinline__ void for_inputs(F &&f)
-{
-    if constexpr (I < kNin) {
-        f(std::integral_constant<int, I>{});
-        for_inputs<I + 1>(f);
-    }
-}
+template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
 
 struct Args {
     const void *in[kNin > 0 ? kNin : 1];
