@@ -1055,6 +1055,26 @@ __global__ void __launch_bounds__(kThreads) split_finish(const Args a)
         });
 }
 
+// The output vectors first, first + THREADS, ... (UNROLL of them, those before end) of
+// row o: all loads first (bytes in flight), then the writes.
+__device__ __forceinline__ void write_vecs(const Args &a, int64_t o, int64_t first, int64_t end, const float *sval,
+                                           const float *slots)
+{
+    T raw[kUnroll][kNf][kVec];
+    CUTE_UNROLL
+    for (int u = 0; u < kUnroll; ++u) {
+        const int64_t w = first + int64_t(u) * kThreads;
+        if (w < end)
+            load_row_vec<true>(a, o, w, raw[u]);
+    }
+    CUTE_UNROLL
+    for (int u = 0; u < kUnroll; ++u) {
+        const int64_t w = first + int64_t(u) * kThreads;
+        if (w < end)
+            write_vec(a, o, w, raw[u], sval, slots);
+    }
+}
+
 // The output, rows (INNER == 1; also the pointwise pass, one row of everything):
 // CTA (o, c) writes vectors [c * THREADS * UNROLL, ...) of row o; blockIdx.x = c * OUTER + o,
 // so the CTAs of all rows that share a broadcast input's chunk run together.
@@ -1074,20 +1094,7 @@ __global__ void __launch_bounds__(kThreads) apply_rows(const Args a)
         else
             slots[q] = 0.f;
     }
-    const int64_t first = v0 + c * int64_t(kThreads) * kUnroll + threadIdx.x;
-    T raw[kUnroll][kNf][kVec];
-    CUTE_UNROLL
-    for (int u = 0; u < kUnroll; ++u) {  // all loads first: bytes in flight
-        const int64_t w = first + int64_t(u) * kThreads;
-        if (w < v1)
-            load_row_vec<true>(a, o, w, raw[u]);
-    }
-    CUTE_UNROLL
-    for (int u = 0; u < kUnroll; ++u) {
-        const int64_t w = first + int64_t(u) * kThreads;
-        if (w < v1)
-            write_vec(a, o, w, raw[u], sval, slots);
-    }
+    write_vecs(a, o, v0 + c * int64_t(kThreads) * kUnroll + threadIdx.x, v1, sval, slots);
 }
 
 // The output, columns (INNER > 1): element by element, grid-stride.
@@ -1200,21 +1207,8 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) split_fused_rows(con
         __syncthreads();  // red is used again
         fused_pass<1>(a, o, s, c0, c1, sval, slots, red);
     }
-    for (int64_t w0 = c0 + threadIdx.x; w0 < c1; w0 += int64_t(kThreads) * kUnroll) {
-        T raw[kUnroll][kNf][kVec];
-        CUTE_UNROLL
-        for (int u = 0; u < kUnroll; ++u) {  // all loads first: bytes in flight
-            const int64_t w = w0 + int64_t(u) * kThreads;
-            if (w < c1)
-                load_row_vec<true>(a, o, w, raw[u]);
-        }
-        CUTE_UNROLL
-        for (int u = 0; u < kUnroll; ++u) {
-            const int64_t w = w0 + int64_t(u) * kThreads;
-            if (w < c1)
-                write_vec(a, o, w, raw[u], sval, slots);
-        }
-    }
+    for (int64_t w0 = c0 + threadIdx.x; w0 < c1; w0 += int64_t(kThreads) * kUnroll)
+        write_vecs(a, o, w0, c1, sval, slots);
 }
 
 // Row o's pass-L statistics from all kSplit published partials, in one fixed order (so
