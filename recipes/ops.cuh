@@ -97,6 +97,27 @@ inline bool output_fits(const cg_tensor &y, int dtype, int ndim, const int64_t *
 // An input has the dtype, rank and shape the kernel was generated for; one read whole
 // is contiguous (and clears *aligned unless 16-byte aligned), a scalar has one element.
 // CGR_UNUSED always fits; CGR_BCAST's strides are the caller's to check.
+// t viewed with size-1 dims inserted at the bits of mask (dims of the view), as
+// t.unsqueeze(d) makes them; ndim -1 (fits nothing) past CG_MAX_DIMS.
+inline cg_tensor unsqueezed(const cg_tensor &t, unsigned mask)
+{
+    cg_tensor v = t;
+    if (mask == 0)
+        return v;
+    v.ndim = t.ndim + __builtin_popcount(mask);
+    if (v.ndim > CG_MAX_DIMS) {
+        v.ndim = -1;
+        return v;
+    }
+    for (int d = 0, j = 0; d < v.ndim; ++d) {
+        const bool inserted = (mask >> d) & 1u;
+        v.shape[d] = inserted ? 1 : t.shape[j];
+        v.stride[d] = inserted ? 0 : t.stride[j];
+        j += !inserted;
+    }
+    return v;
+}
+
 inline bool input_fits(const cg_tensor &t, int kind, int dtype, int ndim, const int64_t *shape,
                        bool *aligned)
 {

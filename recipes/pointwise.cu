@@ -4,7 +4,8 @@
 // output's shape, contiguous: loaded as 16-byte vectors), SCALAR (one element, a 0-dim
 // tensor such as a Python float passed to forward(): read once per thread) or BCAST
 // (broadcast to the output's shape by strides: stride 0 on the broadcast dimensions,
-// the offset computed from the output index). Math in float, one rounding at the store.
+// the offset computed from the output index; read through a view with size-1 dims
+// inserted where the model unsqueezed it, as in A.unsqueeze(1) * B). Math in float, one rounding at the store.
 //
 // Each CTA takes a tile of THREADS x UNROLL x VEC elements (VEC = 16 bytes of the output
 // type), viewed through a CuTe layout (VEC, THREADS, UNROLL) so that in each of UNROLL
@@ -32,6 +33,7 @@
 #define CGR_OUT_SHAPE {4096, 393216}
 #define CGR_IN_NDIMS {2}
 #define CGR_IN_SHAPES {{4096, 393216}}
+#define CGR_IN_UNSQ {0u}            // per input: size-1 dims inserted at these bits (x.unsqueeze(d))
 __device__ __forceinline__ float cgr_expr(const float *x) { return cgr::relu(x[0]); }
 #endif
 
@@ -190,6 +192,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_kernel(const Args a)
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 static const int kInNdim[] = CGR_IN_NDIMS;
 static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
+static const unsigned kInUnsq[] = CGR_IN_UNSQ;
 
 }  // namespace cgr_pw
 
@@ -213,7 +216,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     bool ok = true;
 
     auto check = [&](int i, int kind, int dtype) {
-        const cg_tensor &t = in[i];
+        const cg_tensor t = cgr::unsqueezed(in[i], kInUnsq[i]);
         a.in[i] = t.data;
         if (!cgr::input_fits(t, kind, dtype, kInNdim[i], kInShape[i], &aligned)) {
             ok = false;

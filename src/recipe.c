@@ -47,6 +47,7 @@ static int add_node(recipe_plan *p, enum rx_op op, int a, int b, double p0, doub
     n->p0 = p0;
     n->p1 = p1;
     n->input = -1;
+    n->unsq = 0;
     return p->n_nodes++;
 }
 
@@ -588,6 +589,26 @@ static int narrow_op(struct walk *w, const json_t *node, const struct value *x, 
     return 0;
 }
 
+static void input_value(struct walk *w, int k, struct value *out);
+
+/* x.unsqueeze(d) of an input as read (A.unsqueeze(1) * B): another read of the input,
+ * through a view with a size-1 dim inserted at d of the dims it had so far. */
+static int unsqueeze_input(struct walk *w, const json_t *da, const struct value *x, struct value *out)
+{
+    recipe_plan *p = w->p;
+    int k = p->nodes[x->node].input;
+    unsigned m = p->nodes[x->node].unsq;
+    int nd = p->inputs[k].ndim + __builtin_popcount(m), d = 0;
+    if (norm_dim(w, (int)json_integer_value(da), nd + 1, "unsqueeze", &d))
+        return 1;
+    if (nd + 1 > RECIPE_MAX_DIMS)
+        return not_covered(w, "%s", "unsqueeze to more dims than the kernels take");
+    unsigned below = m & ((1u << d) - 1u), from = m & ~((1u << d) - 1u);
+    input_value(w, k, out);
+    p->nodes[out->node].unsq = below | from << 1 | 1u << d;
+    return 0;
+}
+
 /* The views a scan is written with: flip, narrow, select, unsqueeze (of a selected
  * column), zeros_like, size. -2 when name is none of them. */
 static int layout_op(struct walk *w, const char *name, const json_t *node, const struct value *x, struct value *out)
@@ -625,6 +646,8 @@ static int layout_op(struct walk *w, const char *name, const json_t *node, const
     if (!da || !json_is_integer(da))
         return not_covered(w, "%s with a dim that is not a constant integer", name);
     int nd = value_ndim(w, x), d;
+    if (unsq && x->kind == V_EXPR && w->p->nodes[x->node].op == RX_INPUT && plain_layout(x))
+        return unsqueeze_input(w, da, x, out);
     if (unsq) {
         if (x->slab != 1)
             return not_covered(w, "%s (a view that changes the shape)", name);
@@ -1258,9 +1281,62 @@ static void mark_used(const recipe_plan *p, int n, bool *used)
     mark_used(p, x->b, used);
 }
 
+/* The view each input is read through under node n: views[i] the unsqueeze mask of its
+ * reads, -1 when two reads disagree (left -2 where unread). */
+static void collect_views(const recipe_plan *p, int n, int *views)
+{
+    if (n < 0)
+        return;
+    const rx_node *x = &p->nodes[n];
+    if (x->op == RX_INPUT) {
+        int *v = &views[x->input];
+        *v = *v == -2 || *v == (int)x->unsq ? (int)x->unsq : -1;
+    }
+    collect_views(p, x->a, views);
+    collect_views(p, x->b, views);
+}
+
+/* An input read unsqueezed becomes the view in p->inputs (p->in_unsq says how to make it
+ * from the tensor cg_forward gets); pointwise chains only. 1 not covered. */
+static int apply_views(recipe_plan *p, bool reduce, strbuf *why)
+{
+    int views[RECIPE_MAX_INPUTS];
+    for (int i = 0; i < p->n_inputs; i++)
+        views[i] = -2;
+    collect_views(p, p->root, views);
+    for (int i = 0; i < p->n_inputs; i++) {
+        recipe_tensor *t = &p->inputs[i];
+        if (views[i] == -1) {
+            strbuf_addf(why, "not covered: input '%s' is read both as is and unsqueezed, or unsqueezed at "
+                        "different dims", t->name);
+            return 1;
+        }
+        if (views[i] <= 0 || p->in_unsq[i] || numel(t) == 1)
+            continue; /* as is, already a view, or a scalar (which broadcasts either way) */
+        if (reduce) {
+            strbuf_addf(why, "not covered: input '%s' unsqueezed before a reduction (views of inputs are "
+                        "covered in pointwise chains)", t->name);
+            return 1;
+        }
+        recipe_tensor v = *t;
+        v.ndim = t->ndim + __builtin_popcount((unsigned)views[i]);
+        for (int d = 0, j = 0; d < v.ndim; d++) {
+            bool inserted = (unsigned)views[i] >> d & 1u;
+            v.shape[d] = inserted ? 1 : t->shape[j];
+            v.stride[d] = inserted ? 0 : t->stride[j];
+            j += !inserted;
+        }
+        *t = v;
+        p->in_unsq[i] = (unsigned)views[i];
+    }
+    return 0;
+}
+
 /* Decides how each input is read; 1 not covered. */
 static int classify_inputs(recipe_plan *p, const recipe_tensor *shape_of, bool reduce, strbuf *why)
 {
+    if (apply_views(p, reduce, why))
+        return 1;
     bool used[RECIPE_MAX_INPUTS] = { false };
     mark_used(p, p->root, used);
     int n_tensors = 0;

@@ -66,6 +66,8 @@ typedef struct rx_node {
     int a, b;      /* operands (node indices), -1 when absent */
     double p0, p1; /* constants: RX_CONST's value in p0 */
     int input;     /* RX_INPUT: index into plan->inputs */
+    unsigned unsq; /* RX_INPUT: read as a view with size-1 dims inserted at these bits of
+                      the view's dims (x.unsqueeze(d)); 0 as is */
 } rx_node;
 
 enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_NORM, RECIPE_GEMM,
@@ -191,6 +193,8 @@ typedef struct recipe_plan {
     int n_inputs;
     recipe_tensor inputs[RECIPE_MAX_INPUTS];
     enum recipe_in_kind kind[RECIPE_MAX_INPUTS];
+    unsigned in_unsq[RECIPE_MAX_INPUTS]; /* POINTWISE: input i is read unsqueezed (the rx_node
+                                            mask; inputs[i] then holds the view's shape) */
     recipe_tensor output;
     recipe_tensor operand; /* REDUCE: the reduced operand's shape (its largest input's) */
     rx_node *nodes;

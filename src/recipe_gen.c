@@ -282,6 +282,10 @@ static void emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb
     emit_shape(sb, &p->output);
     strbuf_addc(sb, '\n');
     if (p->family == RECIPE_POINTWISE) {
+        strbuf_adds(sb, "#define CGR_IN_UNSQ {");
+        for (int i = 0; i < p->n_inputs; i++)
+            strbuf_addf(sb, "%s%uu", i ? ", " : "", p->in_unsq[i]);
+        strbuf_adds(sb, "}\n");
         emit_expr(p, p->root, "cgr_expr", "const float *x", k->fast, sb);
     } else {
         emit_expr(p, p->root, "cgr_pro", "const float *x", k->fast, sb);

@@ -478,6 +478,40 @@ static void test_input_kinds(void **state)
     recipe_plan_release(&p);
 }
 
+/* Inputs read through unsqueeze: the plan holds the view (its shape, the mask of
+ * inserted dims), and the generated pointwise kernel gets the masks. */
+static void test_input_views(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_params v[8];
+    load("diag_matmul", &p); /* A.unsqueeze(1) * B */
+    assert_int_equal(p.family, RECIPE_POINTWISE);
+    assert_int_equal(p.kind[0], RK_BCAST);
+    assert_int_equal(p.kind[1], RK_FULL);
+    assert_int_equal(p.in_unsq[0], 2u);
+    assert_int_equal(p.in_unsq[1], 0u);
+    assert_int_equal(p.inputs[0].ndim, 2);
+    assert_int_equal(p.inputs[0].shape[0], 4096);
+    assert_int_equal(p.inputs[0].shape[1], 1);
+    float x[2] = { 3.f, -2.f };
+    assert_true(rx_eval(&p, p.root, x, 0.f) == -6.f);
+    assert_true(recipe_variants(&p, &hw, v, 8) > 0);
+    const char *want[] = { "#define CGR_IN_UNSQ {2u, 0u}", "#define CGR_IN_SHAPES {{4096, 1}, {4096, 4096}}", NULL };
+    assert_generated(&p, &v[0], want);
+    recipe_plan_release(&p);
+    load("unsqueeze_twice", &p); /* B + A.unsqueeze(0).unsqueeze(-1): (64,) as (1, 64, 1) */
+    assert_int_equal(p.kind[0], RK_BCAST);
+    assert_int_equal(p.in_unsq[0], 5u);
+    assert_int_equal(p.inputs[0].ndim, 3);
+    assert_int_equal(p.inputs[0].shape[0], 1);
+    assert_int_equal(p.inputs[0].shape[1], 64);
+    assert_int_equal(p.inputs[0].shape[2], 1);
+    recipe_plan_release(&p);
+}
+
 static void test_malformed(void **state)
 {
     (void)state;
@@ -2086,6 +2120,7 @@ int main(void)
         cmocka_unit_test(test_reduce_plans),
         cmocka_unit_test(test_input_kinds),
         cmocka_unit_test(test_loss_functions),
+        cmocka_unit_test(test_input_views),
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_generate_all),
         cmocka_unit_test(test_variants_pruned),

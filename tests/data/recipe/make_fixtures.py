@@ -594,7 +594,23 @@ mm2("einsum_4d", "11_4D_tensor_matrix_multiplication.py", [8, 256, 512, 256], [2
     [fn("einsum", "torch.functional.einsum", ["bijl,lk->bijk", "%A", "%B"]), out("%einsum")])
 mm2("diag_matmul", "12_Matmul_with_diagonal_matrices_.py", [4096], [4096, 4096], [4096, 4096],
     [meth("unsqueeze", "unsqueeze", ["%A", 1]), fn("mul", "_operator.mul", ["%unsqueeze", "%B"]),
-     out("%mul")], expect="not covered: unsqueeze (a view that changes the shape)")
+     out("%mul")], expect="pointwise")
+# not KernelBench: views of inputs in pointwise chains (src/recipe.c unsqueeze_input)
+mm2("unsqueeze_twice", "custom_unsqueeze_twice.py", [64], [8, 64, 32], [8, 64, 32],
+    [fn("unsqueeze", "torch.unsqueeze", ["%A", 0]), meth("unsqueeze_1", "unsqueeze", ["%unsqueeze", -1]),
+     fn("add", "_operator.add", ["%B", "%unsqueeze_1"]), fn("sigmoid", "torch.sigmoid", ["%add"]),
+     out("%sigmoid")], expect="pointwise")
+mm2("unsqueeze_and_plain", "custom_unsqueeze_and_plain.py", [64], [64, 64], [64, 64],
+    [meth("unsqueeze", "unsqueeze", ["%A", 1]), fn("mul", "_operator.mul", ["%unsqueeze", "%B"]),
+     fn("add", "_operator.add", ["%mul", "%A"]), out("%add")],
+    expect="not covered: input 'A' is read both as is and unsqueezed")
+mm2("unsqueeze_then_sum", "custom_unsqueeze_then_sum.py", [64], [64, 32], [32],
+    [meth("unsqueeze", "unsqueeze", ["%A", 1]), fn("mul", "_operator.mul", ["%unsqueeze", "%B"]),
+     fn("sum_1", "torch.sum", ["%mul"], {"dim": 0}), out("%sum_1")],
+    expect="not covered: input 'A' unsqueezed before a reduction")
+mm2("unsqueeze_mismatch", "custom_unsqueeze_mismatch.py", [64], [32, 64], [32, 64],
+    [meth("unsqueeze", "unsqueeze", ["%A", 1]), fn("mul", "_operator.mul", ["%unsqueeze", "%B"]),
+     out("%mul")], expect="not covered: input 'A' does not broadcast")
 mm2("triu_matmul", "14_Matmul_for_upper_triangular_matrices.py", [4096, 4096], [4096, 4096], [4096, 4096],
     [matmul(), fn("triu", "torch.triu", ["%matmul"]), out("%triu")])
 mm2("tril_matmul", "15_Matmul_for_lower_triangular_matrices.py", [4096, 4096], [4096, 4096], [4096, 4096],
