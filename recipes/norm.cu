@@ -39,6 +39,15 @@
 //   the occupancy the runtime reports, times the SM count). Variants: persistent CTAs
 //   holding two chunks (CGR_HOLD_PERSIST), and every CTA combining its row's partials
 //   itself (CGR_HOLD_DIRECT, a lab option).
+//   With HOLD_LAG = D > 0 nothing waits for a row in the steady state: persistent CTAs take
+//   tasks in ticket order, task (r, c) publishing the partial statistics of chunk c of row
+//   r and then writing chunk c of row r - D, which it re-reads: D rows after the statistics
+//   read it, so from L2 while D + 1 rows of x fit there (x is read from memory once), and
+//   D rows after its row's statistics were handed out (so they are long complete). No
+//   deadlock, and no need for the CTAs to be resident together: a task waits only for a
+//   row whose chunks all have earlier tickets, so the CTA holding the earliest unpublished
+//   chunk never waits for an unpublished one (a CTA holds at most its task and its next
+//   ticket, taken as the task starts).
 // - POINTWISE (no statistics: BatchNorm with running statistics): one vectorised pass.
 // Statistics are computed in float: sums and extremes as they come, (mean, variance) by
 // shifted sums per thread (the thread's first value as the shift) combined with Chan's
@@ -96,6 +105,12 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #ifndef CGR_HOLD_DIRECT
 #define CGR_HOLD_DIRECT 0           // hold: every CTA of a row combines the row's partials itself
 #endif
+#ifndef CGR_HOLD_LAG
+#define CGR_HOLD_LAG 0              // hold: > 0, a chunk is written LAG rows after its statistics, re-read (from L2)
+#endif
+#ifndef CGR_LAG_HINTS
+#define CGR_LAG_HINTS 0             // lagged hold: L2 hints (re-read and y evict-first, weights evict-last), lab option
+#endif
 #ifndef CGR_SPLIT_REVERSE
 #define CGR_SPLIT_REVERSE 0         // split rows: the output pass starts where the statistics ended (L2), lab option
 #endif
@@ -143,6 +158,8 @@ constexpr int kRowsPerCta = kMode == ROWS ? kThreads / kRowThreads : 1;
 constexpr bool kPersist = CGR_HOLD_PERSIST != 0;
 constexpr bool kDirect = CGR_HOLD_DIRECT != 0;
 constexpr bool kPrefetch = CGR_ROWS_PREFETCH != 0;
+constexpr int kLag = CGR_HOLD_LAG;
+constexpr bool kLagHints = CGR_LAG_HINTS != 0;
 // split rows (CGR_SPLIT_REVERSE): the statistics read the rows' chunks position by
 // position, all rows together, and the output pass takes the positions in reverse, so
 // that its first reads find the statistics' last (up to the L2's size) still in L2
@@ -168,6 +185,8 @@ static_assert(kMode == POINTWISE || kNstat > 0, "statistics");
 static_assert(kMode != POINTWISE || (kO == 1 && kI == 1), "the pointwise pass is one row");
 static_assert(kLevels >= 1 && kLevels <= 2, "passes of statistics");
 static_assert(!kPersist || (kMode == HOLD && kLevels == 1), "persistent hold: one pass of statistics");
+static_assert(!kLagHints || kLag > 0, "L2 hints: the lagged hold only");
+static_assert(kLag == 0 || (kMode == HOLD && kLevels == 1 && !kPersist && !kDirect), "lagged hold: one pass, last CTA combines");
 static_assert(!kPrefetch || (kMode == ROWS && kVecs > 0 && kRowThreads == kThreads && kR % kVec == 0 &&
                              int64_t(kG) * kVecs * kVec == kR),
               "rows prefetched: rows of exactly the CTAs' registers, whole vectors");
@@ -339,12 +358,47 @@ template <int L> __device__ __forceinline__ void group_combine(Acc (&acc)[kNs], 
 
 // ------------------------------------------------------------------ loads
 
-template <bool Stream> __device__ __forceinline__ uint4 load16(const void *p)
+// Stream: 0 plain, 1 cgr::ld, 2 the last read of these bytes (evict-first in L1 and L2:
+// ld.global.cs), for the lagged hold's re-read with CGR_LAG_HINTS.
+template <int Stream> __device__ __forceinline__ uint4 load16(const void *p)
 {
-    if constexpr (Stream)
+    if constexpr (Stream == 2) {
+        uint4 v;
+        asm volatile("ld.global.cs.v4.u32 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+        return v;
+    } else if constexpr (Stream == 1) {
         return cgr::ld(reinterpret_cast<const uint4 *>(p));
-    else
+    } else {
         return *reinterpret_cast<const uint4 *>(p);
+    }
+}
+
+// A broadcast input's 16-byte vector, read again by later rows: read-only, and with
+// CGR_LAG_HINTS kept in L2 before other lines (evict-last) while x and y stream past.
+__device__ __forceinline__ uint4 load16_kept(const void *p)
+{
+    if constexpr (kLagHints) {
+        uint4 v;
+        uint64_t policy;
+        asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+        asm volatile("ld.global.nc.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                     : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p), "l"(policy));
+        return v;
+    } else {
+        return __ldg(reinterpret_cast<const uint4 *>(p));
+    }
+}
+
+// An output vector: with CGR_LAG_HINTS evict-first (st.global.cs), so that y's lines
+// leave L2 before the x rows the lag re-reads and the weights.
+__device__ __forceinline__ void store16(void *p, uint4 v)
+{
+    if constexpr (kLagHints)
+        asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w)
+                     : "memory");
+    else
+        cgr::st(reinterpret_cast<uint4 *>(p), v);
 }
 
 // Scalar inputs, read once per thread.
@@ -362,7 +416,7 @@ __device__ __forceinline__ void load_scalars(const Args &a, float (&sval)[kNin >
 
 // The full-size inputs' elements [jlo, jhi) of 16-byte vector w (flat index w * kVec):
 // one 16-byte load each when Full, else element by element.
-template <bool Full, bool Stream>
+template <bool Full, int Stream>
 __device__ __forceinline__ void load_raw(const Args &a, int64_t w, int jlo, int jhi, T (&raw)[kNf][kVec])
 {
     for_inputs([&](auto ic) {
@@ -397,7 +451,7 @@ __device__ __forceinline__ void load_bcast(const Args &a, int64_t o, int64_t r0,
                 for (int j = 0; j < kVec; ++j) bv[I][j] = v;
             } else if constexpr (Full && cgr_access(I) == VECTOR) {
                 alignas(16) E v[kVec];
-                *reinterpret_cast<uint4 *>(v) = __ldg(reinterpret_cast<const uint4 *>(p + cgr_off(I, o, r0, n)));
+                *reinterpret_cast<uint4 *>(v) = load16_kept(p + cgr_off(I, o, r0, n));
                 CUTE_UNROLL
                 for (int j = 0; j < kVec; ++j) bv[I][j] = cgr::to_f(v[j]);
             } else {
@@ -500,7 +554,7 @@ __device__ __forceinline__ void write_vec(const Args &a, int64_t o, int64_t w, c
             element_x(j, raw, sval, bv, slots, x);
             res[j] = cgr::from_f<T>(cgr_epi(x));
         }
-        cgr::st(reinterpret_cast<uint4 *>(y), *reinterpret_cast<const uint4 *>(res));
+        store16(y, *reinterpret_cast<const uint4 *>(res));
     } else {
         load_bcast<false>(a, o, r0, 0, jlo, jhi, bv);
         CUTE_UNROLL
@@ -515,7 +569,7 @@ __device__ __forceinline__ void write_vec(const Args &a, int64_t o, int64_t w, c
 }
 
 // Loads vector w of row o: whole when it lies inside the row, else its part in the row.
-template <bool Stream>
+template <int Stream>
 __device__ __forceinline__ void load_row_vec(const Args &a, int64_t o, int64_t w, T (&raw)[kNf][kVec])
 {
     int64_t r0;
@@ -1132,13 +1186,14 @@ __device__ __forceinline__ void hold_span(unsigned long long t, int64_t &o, int6
     c1 = c0 + kHoldChunk < v1 ? c0 + kHoldChunk : v1;
 }
 
+template <int Stream = 1>
 __device__ __forceinline__ void hold_load(const Args &a, int64_t o, int64_t c0, int64_t c1, Chunk &buf)
 {
     CUTE_UNROLL
     for (int k = 0; k < kVecs; ++k) {
         const int64_t w = c0 + int64_t(k) * kThreads + threadIdx.x;
         if (w < c1)
-            load_row_vec<true>(a, o, w, buf[k]);
+            load_row_vec<Stream>(a, o, w, buf[k]);
     }
 }
 
@@ -1394,6 +1449,57 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_persist_kernel(
     }
 }
 
+// HOLD_LAG: persistent CTAs over tasks t = 0 .. (OUTER + LAG) * SPLIT - 1 in ticket
+// order. Task t publishes the statistics of chunk t (while t < OUTER * SPLIT) and writes
+// chunk t - LAG * SPLIT (the same position LAG rows back). Its loads of both chunks go
+// out first; the written row's statistics are read while they are in flight (its flag is
+// normally long set); a CTA takes its next ticket as it starts a task.
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_lag_kernel(const Args a)
+{
+    __shared__ Acc red[kNs][kThreads / 32];
+    __shared__ unsigned long long tiles[2];
+    __shared__ int last;
+    constexpr unsigned long long kStats = (unsigned long long)(kO * kSplit);
+    constexpr unsigned long long kBack = (unsigned long long)(kLag > 0 ? kLag : 1) * kSplit;
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    float none[kNsl];
+    CUTE_UNROLL
+    for (int q = 0; q < kNsl; ++q) none[q] = 0.f;
+    Chunk in, back;
+    if (threadIdx.x == 0)
+        tiles[0] = atomicAdd(a.ticket, 1ull);
+    __syncthreads();
+    for (int parity = 0;; parity ^= 1) {
+        const unsigned long long t = tiles[parity];
+        if (t >= kStats + kBack)
+            break;
+        unsigned long long next = 0;
+        if (threadIdx.x == 0)
+            next = atomicAdd(a.ticket, 1ull);  // used at the end of the task: its latency hidden
+        int64_t o, c, c0, c1, bo, bc, b0, b1;
+        const bool stats = t < kStats, write = t >= kBack;
+        if (stats) {
+            hold_span(t, o, c, c0, c1);
+            hold_load(a, o, c0, c1, in);
+        }
+        float slots[kNsl];
+        if (write) {
+            hold_span(t - kBack, bo, bc, b0, b1);
+            hold_load<kLagHints ? 2 : 1>(a, bo, b0, b1, back);
+            hold_wait<0>(a, bo, slots, red);  // no deadlock: that row's chunks were all handed out before t
+        }
+        if (stats)
+            hold_publish<0>(a, o, c, c0, c1, in, sval, none, red, last);
+        if (write)
+            hold_write(a, bo, b0, b1, back, sval, slots);
+        if (threadIdx.x == 0)
+            tiles[parity ^ 1] = next;  // tiles[parity] was read by all before the last barrier
+        __syncthreads();
+    }
+}
+
 // ------------------------------------------------------------------ host
 
 static const int kInNdim[] = CGR_IN_NDIMS;
@@ -1489,6 +1595,8 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
         if (resident == 0) {
             if constexpr (kPersist)
                 resident = cgr::resident_ctas(hold_persist_kernel<>, kThreads, 0);
+            else if constexpr (kLag > 0)
+                resident = cgr::resident_ctas(hold_lag_kernel<>, kThreads, 0);
             else
                 resident = cgr::resident_ctas(hold_kernel<>, kThreads, 0);
             if (resident < 0) {
@@ -1496,13 +1604,16 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
                 return CG_LAUNCH_FAILED;
             }
         }
-        if (resident == 0 || kSplit > int64_t(resident) * (kPersist ? 2 : 1) || kO * kSplit > 0x7fffffff)
+        if (resident == 0 || (kLag == 0 && kSplit > int64_t(resident) * (kPersist ? 2 : 1)) ||
+            (kO + kLag) * kSplit > 0x7fffffff)
             return CG_UNSUPPORTED;
         if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
             return CG_LAUNCH_FAILED;
         const unsigned grid = unsigned(kO * kSplit < resident ? kO * kSplit : resident);
         if constexpr (kPersist)
             hold_persist_kernel<><<<grid, kThreads, 0, stream>>>(a);
+        else if constexpr (kLag > 0)
+            hold_lag_kernel<><<<grid, kThreads, 0, stream>>>(a);
         else
             hold_kernel<><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);
     } else if constexpr (kFused) {

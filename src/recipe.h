@@ -314,6 +314,8 @@ typedef struct recipe_params {
                         meanwhile (CGR_ROWS_PREFETCH, CGR_PREFETCH) */
     int persist;     /* NORM hold: persistent CTAs that load their next chunk before waiting
                         for the current chunk's row (CGR_HOLD_PERSIST) */
+    int lag;         /* NORM hold: > 0, persistent CTAs write each chunk `lag` rows after
+                        its statistics, re-reading it from L2 (CGR_HOLD_LAG) */
     int group;       /* NORM rows prefetched, rows longer than a cluster holds: CTAs sharing
                         a row, exchanging partial statistics through the workspace (CGR_GROUP;
                         persistent, launched cooperatively); 0: none */
@@ -337,6 +339,7 @@ typedef struct recipe_hw {
     int smem_per_block;      /* bytes of shared memory a CTA may opt in to */
     int smem_per_sm;
     int regs_per_sm;
+    int64_t l2_bytes;
 } recipe_hw;
 
 /* An H200 (sm_90a, 132 SMs). */

@@ -401,6 +401,7 @@ void recipe_hw_default(recipe_hw *hw)
     hw->smem_per_block = 232448;
     hw->smem_per_sm = 233472;
     hw->regs_per_sm = 65536;
+    hw->l2_bytes = 62914560; /* the H200's device attribute */
 }
 
 void recipe_hw_from_gpu(const gpu_facts *g, recipe_hw *hw)
@@ -420,6 +421,8 @@ void recipe_hw_from_gpu(const gpu_facts *g, recipe_hw *hw)
         hw->smem_per_sm = g->smem_per_sm;
     if (g->regs_per_sm > 0)
         hw->regs_per_sm = g->regs_per_sm;
+    if (g->l2_bytes > 0)
+        hw->l2_bytes = (int64_t)g->l2_bytes;
 }
 
 void recipe_params_format(const recipe_params *k, strbuf *out)
@@ -445,6 +448,8 @@ void recipe_params_format(const recipe_params *k, strbuf *out)
         strbuf_addf(out, " minb=%d", k->min_blocks);
     if (k->persist)
         strbuf_adds(out, " persistent");
+    if (k->lag > 0)
+        strbuf_addf(out, " lag=%d", k->lag);
     if (k->prefetch)
         strbuf_adds(out, " prefetch");
     if (k->group > 1)

@@ -1754,6 +1754,20 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             persistent_fits(pchunks, 256, sms) && rows * pchunks <= 0x7fffffff && 256 <= tmax)
             late_persist = (recipe_params){ .threads = 256, .row_threads = 256, .split = (int)pchunks, .cache = 8,
                                             .persist = 1, .min_blocks = 3 };
+        /* rows too long for a CTA, with a lag: persistent CTAs publish the statistics of
+         * chunk c of row r and write chunk c of row r - 1, re-read from L2 (x read from
+         * memory once, and nothing waits for a row in the steady state): when two rows of
+         * the full-size inputs fit three quarters of the L2; two chunks a thread in
+         * registers (32 at most) */
+        recipe_params lag_k = { 0 };
+        const int lag_cache = nf == 1 ? 4 : 2;
+        const int64_t lag_chunks = (nv + 256 * lag_cache - 1) / (256 * lag_cache);
+        if (!fits_cta && rows >= 2 && p->norm->levels <= 1 && 2 * lag_cache * 4 * nf <= 32 && 256 <= tmax &&
+            2 * nv * 16 * nf <= hw->l2_bytes / 4 * 3 && (rows + 1) * lag_chunks <= 0x7fffffff)
+            lag_k = (recipe_params){ .threads = 256, .row_threads = 256, .split = (int)lag_chunks, .cache = lag_cache,
+                                     .lag = 1 };
+        if (lag_k.lag && p->r >= (1 << 20))
+            n = push_k(out, n, max, lag_k);
         /* split long rows when there are too few of them for the SMs; rows of 1 Mi or
          * more also when there are many: statistics, then the output, in separate kernels
          * (x read twice, as torch.compile's GroupNorm does). For rows of 1 Mi or more,
@@ -1799,6 +1813,8 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             n = push_k(out, n, max, cl_k[ci++]);
         if (pi < npf)
             n = push_k(out, n, max, pf_k[pi++]);
+        if (lag_k.lag)
+            n = push_k(out, n, max, lag_k);
         if (!light)
             while (hi < nhold && (hi == 0 || hold_k[hi].persist))
                 n = push_k(out, n, max, hold_k[hi++]);
@@ -1958,6 +1974,8 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "#define CGR_MIN_BLOCKS %d\n", (mode == NM_ROWS || mode == NM_HOLD) && k->min_blocks > 1 ? k->min_blocks : 1);
     if (mode == NM_HOLD && k->persist)
         strbuf_adds(sb, "#define CGR_HOLD_PERSIST 1\n");
+    if (mode == NM_HOLD && k->lag > 0)
+        strbuf_addf(sb, "#define CGR_HOLD_LAG %d\n", k->lag);
     if (mode == NM_ROWS && k->prefetch)
         strbuf_adds(sb, "#define CGR_ROWS_PREFETCH 1\n");
     if (mode == NM_ROWS && k->prefetch && k->group > 1)
