@@ -1,5 +1,6 @@
-// recipes/conv_tc.cu: an fp32 convolution (nn.Conv1d/2d/3d, groups 1, NC[D]HW) as an
-// implicit GEMM on the tensor cores, with a fused pointwise epilogue.
+// recipes/conv_tc.cu: an fp32 convolution (nn.Conv1d/2d/3d, groups 1, NC[D]HW) or
+// transposed convolution (nn.ConvTranspose1d/2d/3d, groups 1) as an implicit GEMM on the
+// tensor cores, with a fused pointwise epilogue.
 //
 // y[nb, co, od, oh, ow] = epi(sum_k A(m, k) * B(co, k), inputs at (y index, co)) where
 //   m = nb*P + (od*OH + oh)*OW + ow           (P = OD*OH*OW output pixels an image)
@@ -29,6 +30,25 @@
 //    back into (nb, pixel), y index (nb*COUT + co)*P + pixel, cgr_epi() applied. Inputs
 //    of the epilogue: the output's shape (contiguous), one element, or one value per
 //    output channel (a bias of shape [COUT, 1, 1], [1, COUT, 1, 1], [COUT]...).
+//
+// Transposed (CGR_TRANSPOSED 1: nn.ConvTranspose1d/2d/3d, groups 1): the same GEMM with
+//   A(m, k) = x[nb, c, id, ih, iw] where id*SD = od + PD - kd*DD (and so for h, w), 0 where
+//             that does not divide by the stride or falls outside the input
+//   B(co, k) = w[(c*COUT + co)*TAPS + t]     (t = k - c*TAPS; the weight is [CIN, COUT, k...])
+//   OD = (ID - 1)*SD - 2*PD + DD*(KD - 1) + output_padding + 1 (src/recipe_conv.c checks it).
+//  - A: a row keeps u = o + P split as u = S*q + r (the corner q, the residues r as one
+//    number); a k keeps e = kk*DD split the same way. The tap is valid iff the residues
+//    are equal, and then i = q - qe, so the source is again row base + k offset and the
+//    test one compare more than the convolution's (none for stride 1: r = 0). With stride
+//    S a row uses about 1/S of the taps a dim; the rest are zero-filled copies and zero
+//    MMAs (a known waste: sub-pixel phases would skip them).
+//  - B: cg_forward first copies the weight into the workspace as [COUT][K]
+//    (transpose_weight, one coalesced write a thread; the weight is at most a few MB and
+//    stays in L2), and the main loop reads that with the convolution's B copy unchanged:
+//    128 coalesced bytes a warp, the same smem layout and no new code in the hot loop.
+//    Gathering [CIN, COUT, TAPS] directly would break a warp's 32 k into runs of TAPS
+//    floats COUT*TAPS apart (9 for 3x3): more L2 sectors on every k-tile of every CTA
+//    instead of one pass over the weight a call.
 //
 // Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
 // line; the defaults make this file compile on its own (a 3x3 Conv2d, padding 1).
@@ -79,6 +99,9 @@
 #define CGR_OUT_NDIM 4
 #define CGR_OUT_SHAPE {8, 128, 128, 128}
 __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
+#endif
+#ifndef CGR_TRANSPOSED
+#define CGR_TRANSPOSED 0    // 1: ConvTranspose (x gathered by division, weight [CIN, COUT, k...])
 #endif
 
 // How the epilogue reads an input: not at all, an operand of the convolution (not read
@@ -171,6 +194,9 @@ template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];
     float *out;
+#if CGR_TRANSPOSED
+    const float *wt;  // the weight as [COUT][K] (transpose_weight, in the workspace)
+#endif
 };
 
 // Input I at output element y[idx], channel co.
@@ -209,7 +235,11 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
 
     const float *Xg = p.in[CGR_X];
+#if CGR_TRANSPOSED
+    const float *Wg = p.wt;
+#else
     const float *Wg = p.in[CGR_W];
+#endif
 
     extern __shared__ __align__(128) char smem_raw[];
     SharedStorage &smem = *reinterpret_cast<SharedStorage *>(smem_raw);
@@ -220,6 +250,9 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     const int a_row0 = lane % 8 + 8 * warp, a_col0 = lane / 8;
     int64_t a_base[kARows];
     int a_d0[kARows], a_h0[kARows], a_w0[kARows];
+#if CGR_TRANSPOSED
+    int a_res[kARows];  // (o + P) mod S in d, h, w, as one number
+#endif
     CUTE_UNROLL
     for (int i = 0; i < kARows; ++i) {
         const int m = tm * kBM + a_row0 + i * kARowStep;
@@ -229,9 +262,17 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
         const int r = pix - od * (kOH * kOW);
         const int oh = r / kOW;
         const int ow = r - oh * kOW;
+#if CGR_TRANSPOSED
+        const int ud = od + kPD, uh = oh + kPH, uw = ow + kPW;  // >= 0
+        a_d0[i] = ud / kSD;
+        a_h0[i] = uh / kSH;
+        a_w0[i] = uw / kSW;
+        a_res[i] = ((ud % kSD) * kSH + uh % kSH) * kSW + uw % kSW;
+#else
         a_d0[i] = od * kSD - kPD;
         a_h0[i] = oh * kSH - kPH;
         a_w0[i] = ow * kSW - kPW;
+#endif
         a_base[i] = int64_t(nb) * kImage + (int64_t(a_d0[i]) * kIH + a_h0[i]) * kIW + a_w0[i];
         if (m >= kM) {
             a_h0[i] = -(1 << 28);  // every tap out of bounds
@@ -252,6 +293,21 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
             const int t2 = t - kd * (kKH * kKW);
             const int kh = t2 / kKW;
             const int kw = t2 - kh * kKW;
+#if CGR_TRANSPOSED
+            // e = kk*dil = S*q + r: valid where r is the row's residue, input at corner - q
+            const int ed = kd * kDD, eh = kh * kDH, ew = kw * kDW;
+            const int qd = ed / kSD, qh = eh / kSH, qw = ew / kSW;
+            const int kres = ((ed % kSD) * kSH + eh % kSH) * kSW + ew % kSW;
+            const int koff = c * kPlane - (qd * kIH + qh) * kIW - qw;
+            CUTE_UNROLL
+            for (int i = 0; i < kARows; ++i) {
+                const int id = a_d0[i] - qd, ih = a_h0[i] - qh, iw = a_w0[i] - qw;
+                const bool ok = k < kK && a_res[i] == kres && unsigned(id) < unsigned(kID) &&
+                                unsigned(ih) < unsigned(kIH) && unsigned(iw) < unsigned(kIW);
+                const float *src = ok ? Xg + a_base[i] + koff : Xg;
+                cp_async4(&sA(a_row0 + i * kARowStep, kl, s), src, ok);
+            }
+#else
             const int koff = c * kPlane + (kd * kDD * kIH + kh * kDH) * kIW + kw * kDW;
             CUTE_UNROLL
             for (int i = 0; i < kARows; ++i) {
@@ -261,6 +317,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
                 const float *src = ok ? Xg + a_base[i] + koff : Xg;
                 cp_async4(&sA(a_row0 + i * kARowStep, kl, s), src, ok);
             }
+#endif
         }
         const int k = kt * kBK + lane;
         CUTE_UNROLL
@@ -363,6 +420,25 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     }
 }
 
+#if CGR_TRANSPOSED
+// ConvTranspose's weight [CIN, COUT, TAPS] as the GEMM's K-major B: wt[co*K + k] =
+// w[(c*COUT + co)*TAPS + t], k = c*TAPS + t; a thread an element of wt (coalesced writes,
+// reads in runs of TAPS).
+constexpr int kTransThreads = 256;
+__global__ void __launch_bounds__(kTransThreads) transpose_weight(const float *__restrict__ w,
+                                                                  float *__restrict__ wt)
+{
+    const int64_t i64 = int64_t(blockIdx.x) * kTransThreads + threadIdx.x;
+    if (i64 >= int64_t(kN) * kK)
+        return;
+    const int i = int(i64);
+    const int co = i / kK, k = i - co * kK;
+    const int c = k / kTaps, t = k - c * kTaps;
+    wt[i] = __ldg(w + (c * kCout + co) * kTaps + t);
+}
+constexpr size_t kWsBytes = size_t(kN) * kK * sizeof(float);
+#endif
+
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 static const int kInNdim[] = CGR_IN_NDIMS;
 static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
@@ -372,14 +448,23 @@ static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
+#if CGR_TRANSPOSED
+    return cgr_conv::kWsBytes;
+#else
     return 0;
+#endif
 }
 
 CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
                          void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
     using namespace cgr_conv;
+#if CGR_TRANSPOSED
+    if (workspace == nullptr || workspace_bytes < kWsBytes)
+        return CG_BAD_WORKSPACE;
+#else
     (void)workspace; (void)workspace_bytes;
+#endif
     if (n_in != kNin || n_out != 1)
         return CG_UNSUPPORTED;
     if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
@@ -411,6 +496,14 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (int64_t(kM) * kN == 0)
         return CG_OK;
     p.out = static_cast<float *>(out[0].data);
+#if CGR_TRANSPOSED
+    if (kK > 0) {
+        float *wt = static_cast<float *>(workspace);
+        transpose_weight<<<unsigned((int64_t(kN) * kK + kTransThreads - 1) / kTransThreads), kTransThreads, 0, stream>>>(
+            p.in[CGR_W], wt);
+        p.wt = wt;
+    }
+#endif
     constexpr int64_t tiles = int64_t((kM + kBM - 1) / kBM) * ((kN + kBN - 1) / kBN);
     static_assert(tiles < (int64_t(1) << 31), "grid limits");
     if (kSmemBytes > 48 * 1024 &&

@@ -40,10 +40,11 @@
 //   holding two chunks (CGR_HOLD_PERSIST), and every CTA combining its row's partials
 //   itself (CGR_HOLD_DIRECT, a lab option).
 //   With HOLD_LAG = D > 0 nothing waits for a row in the steady state: persistent CTAs take
-//   tasks in ticket order, task (r, c) publishing the partial statistics of chunk c of row
-//   r and then writing chunk c of row r - D, which it re-reads: D rows after the statistics
-//   read it, so from L2 while D + 1 rows of x fit there (x is read from memory once), and
-//   D rows after its row's statistics were handed out (so they are long complete). No
+//   tasks in ticket order, task t publishing the partial statistics of chunk t and then
+//   writing chunk t - lag, which it re-reads: lag chunks after the statistics read it, so
+//   from L2 while lag chunks of x fit there (x is read from memory once). The lag is at
+//   least D rows and at least a row plus twice the CTAs (set at launch), so that the
+//   written chunk's row completed before any ticket now held was handed out. No
 //   deadlock, and no need for the CTAs to be resident together: a task waits only for a
 //   row whose chunks all have earlier tickets, so the CTA holding the earliest unpublished
 //   chunk never waits for an unpublished one (a CTA holds at most its task and its next
@@ -226,6 +227,7 @@ struct Args {
     unsigned long long *ticket;  // hold: the next chunk to hand out
     unsigned *count;             // hold: [pass][row] chunks that published their partials
     unsigned *ready;             // hold: [pass][row] 1 once the statistics are in slots
+    int64_t lag;                 // hold with a lag: task t writes chunk t - lag
                                  // groups: part [group][pass parity][stat][rank], count [group]
 };
 
@@ -1449,11 +1451,16 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_persist_kernel(
     }
 }
 
-// HOLD_LAG: persistent CTAs over tasks t = 0 .. (OUTER + LAG) * SPLIT - 1 in ticket
-// order. Task t publishes the statistics of chunk t (while t < OUTER * SPLIT) and writes
-// chunk t - LAG * SPLIT (the same position LAG rows back). Its loads of both chunks go
-// out first; the written row's statistics are read while they are in flight (its flag is
-// normally long set); a CTA takes its next ticket as it starts a task.
+// HOLD_LAG: persistent CTAs over tasks t = 0 .. OUTER * SPLIT + lag - 1 in ticket order.
+// Task t publishes the statistics of chunk t (while t < OUTER * SPLIT) and writes chunk
+// t - lag. Its loads of both chunks go out first; the written row's statistics are read
+// while they are in flight; a CTA takes its next ticket as it starts a task. The lag
+// (set at launch) is at least LAG rows and at least a row plus twice the CTAs: the
+// tickets held at once (a task and the next, a CTA) span at most twice the CTAs, so the
+// written chunk's row was complete before any held ticket was handed out, and its flag
+// is set: nothing waits. H200 (docs/perf.md, lab round 18): a lag of LAG rows alone, as
+// short as one row, made every task wait for rows still in flight (GroupNorm 12.9 ms,
+// InstanceNorm 80 ms, against 4.95 and 4.02 for the forms before).
 template <int Unused = 0>
 __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_lag_kernel(const Args a)
 {
@@ -1461,7 +1468,7 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_lag_kernel(cons
     __shared__ unsigned long long tiles[2];
     __shared__ int last;
     constexpr unsigned long long kStats = (unsigned long long)(kO * kSplit);
-    constexpr unsigned long long kBack = (unsigned long long)(kLag > 0 ? kLag : 1) * kSplit;
+    const unsigned long long kBack = (unsigned long long)a.lag;
     float sval[kNin > 0 ? kNin : 1];
     load_scalars(a, sval);
     float none[kNsl];
@@ -1605,15 +1612,18 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
             }
         }
         if (resident == 0 || (kLag == 0 && kSplit > int64_t(resident) * (kPersist ? 2 : 1)) ||
-            (kO + kLag) * kSplit > 0x7fffffff)
+            (kO + kLag) * kSplit + 2 * int64_t(resident) > 0x7fffffff)
             return CG_UNSUPPORTED;
         if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
             return CG_LAUNCH_FAILED;
         const unsigned grid = unsigned(kO * kSplit < resident ? kO * kSplit : resident);
         if constexpr (kPersist)
             hold_persist_kernel<><<<grid, kThreads, 0, stream>>>(a);
-        else if constexpr (kLag > 0)
-            hold_lag_kernel<><<<grid, kThreads, 0, stream>>>(a);
+        else if constexpr (kLag > 0) {
+            Args b = a;
+            b.lag = int64_t(kLag) * kSplit > kSplit + 2 * int64_t(grid) ? int64_t(kLag) * kSplit : kSplit + 2 * int64_t(grid);
+            hold_lag_kernel<><<<grid, kThreads, 0, stream>>>(b);
+        }
         else
             hold_kernel<><<<unsigned(kO * kSplit), kThreads, 0, stream>>>(a);
     } else if constexpr (kFused) {

@@ -17,9 +17,10 @@
  *  - GEMM (src/recipe_gemm.c): matmul/mm/bmm/@/nn.Linear/F.linear/einsum of two inputs
  *    (transposed, batched, N-D times a matrix, matrix-vector), optionally triu/tril, then
  *    a pointwise epilogue that may read further inputs (bias, residual, scalars);
- *  - CONV (src/recipe_conv.c): nn.Conv1d/Conv2d/Conv3d (groups 1, fp32, zero padding) of
- *    an input as an implicit GEMM, then a pointwise epilogue that may read further inputs
- *    (the conv's bias, a per-channel bias, scalars, a same-shaped residual).
+ *  - CONV (src/recipe_conv.c): nn.Conv1d/Conv2d/Conv3d (groups 1 or depthwise, fp32, zero
+ *    padding) and nn.ConvTranspose1d/2d/3d (groups 1) of an input as an implicit GEMM,
+ *    then a pointwise epilogue that may read further inputs (the conv's bias, a
+ *    per-channel bias, scalars, a same-shaped residual).
  *  - POOL: max and average pooling over the last 1-3 dims (src/recipe_pool.c), with a
  *    pointwise prologue and epilogue; global pooling is planned as a REDUCE.
  *  - ROWLOSS (src/recipe_rowloss.c): cross-entropy and the triplet margin loss, a loss of
@@ -142,14 +143,18 @@ enum recipe_conv_in {
 /* CONV: y = epi(conv(x, w)) as an implicit GEMM: M = N*OD*OH*OW output pixels, N_gemm =
  * COUT, K = CIN*KD*KH*KW. Spatial extents are (D, H, W): Conv2d has D = 1, Conv1d D = H
  * = 1 (with stride 1, padding 0, dilation 1 there). The epilogue is plan->epi over RX_ACC
- * (the conv's bias is an RX_INPUT added to it). */
+ * (the conv's bias is an RX_INPUT added to it). Transposed (ConvTranspose*d): the weight
+ * is [CIN, COUT, k...], input position i = (o + pad - k*dil) / stride where that divides,
+ * out = (in - 1)*stride - 2*pad + dil*(k - 1) + opad + 1. */
 typedef struct recipe_conv_plan {
     char node[96];   /* the fx node of the convolution */
     int dims;        /* spatial dims: 1, 2, 3 */
     int x, w, bias;  /* input indices; bias -1 when bias=False */
     bool depthwise;  /* groups = CIN = COUT: one filter a channel (recipes/conv_dw.cu) */
+    bool transposed; /* ConvTranspose1d/2d/3d (groups 1) */
     int64_t n, cin, cout;
     int64_t in[3], k[3], out[3], stride[3], pad[3], dil[3]; /* (D, H, W) */
+    int64_t opad[3]; /* transposed: output_padding (0 otherwise) */
     int64_t m, gn, gk; /* the GEMM's M, N, K (depthwise: K = KD*KH*KW a channel) */
     enum recipe_conv_in kind[RECIPE_MAX_INPUTS];
 } recipe_conv_plan;

@@ -2,11 +2,11 @@
  * recipe_conv.c: the CONV family: recognition of the convolution module, the epilogue's
  * inputs, the variants and the parameters of recipes/conv_tc.cu. See recipe_conv.h.
  *
- * Recognition is by structure: a call_module node whose class is Conv1d/Conv2d/Conv3d,
- * its repr for stride/padding/dilation/groups/padding_mode, and its parameters as the
- * spec lists them (the module's fx target + ".weight" / ".bias", which is how
- * make_spec() names a module's parameters). Shapes come from the spec, never from
- * the problem's name.
+ * Recognition is by structure: a call_module node whose class is Conv1d/Conv2d/Conv3d or
+ * ConvTranspose1d/2d/3d, its repr for stride/padding/dilation/output_padding/groups/
+ * padding_mode, and its parameters as the spec lists them (the module's fx target +
+ * ".weight" / ".bias", which is how make_spec() names a module's parameters). Shapes
+ * come from the spec, never from the problem's name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,11 +52,20 @@ static int input_named(const recipe_plan *p, const char *name)
     return -1;
 }
 
+/* key in repr as a whole argument name: "padding=" is not the tail of "output_padding=". */
+static const char *repr_key(const char *repr, const char *key)
+{
+    for (const char *s = strstr(repr, key); s; s = strstr(s + 1, key))
+        if (s == repr || s[-1] == ' ' || s[-1] == '(' || s[-1] == ',')
+            return s;
+    return NULL;
+}
+
 /* "key=(a, b)" or "key=a" in repr: fills v[0..n) (one number repeats); 0 when absent
  * (v untouched), 1 read, -1 unreadable (a string such as padding='same'). */
 static int repr_tuple(const char *repr, const char *key, int64_t *v, int n)
 {
-    const char *s = strstr(repr, key);
+    const char *s = repr_key(repr, key);
     if (!s)
         return 0;
     s += strlen(key);
@@ -86,30 +95,80 @@ static int repr_tuple(const char *repr, const char *key, int64_t *v, int n)
     return 1;
 }
 
-static bool is_conv_module(const char *m, int *dims)
+/* Conv1d/2d/3d or ConvTranspose1d/2d/3d: the spatial dims and whether it is transposed. */
+static bool is_conv_module(const char *m, int *dims, bool *transposed)
 {
     if (!m)
         return false;
-    if (!strcmp(m, "Conv1d")) *dims = 1;
-    else if (!strcmp(m, "Conv2d")) *dims = 2;
-    else if (!strcmp(m, "Conv3d")) *dims = 3;
+    *transposed = !strncmp(m, "ConvTranspose", 13);
+    const char *rest = m + (*transposed ? 13 : 4);
+    if (!*transposed && strncmp(m, "Conv", 4))
+        return false;
+    if (!strcmp(rest, "1d")) *dims = 1;
+    else if (!strcmp(rest, "2d")) *dims = 2;
+    else if (!strcmp(rest, "3d")) *dims = 3;
     else return false;
     return true;
+}
+
+/* The output's extent along spatial dim e (c's in, k, stride, pad, dil, opad set): the
+ * convolution's, or the transposed convolution's (PyTorch's formula); 0, or 1 not
+ * covered. */
+static int out_extent(recipe_conv_plan *c, int e, strbuf *why)
+{
+    int64_t span = c->dil[e] * (c->k[e] - 1) + 1;
+    if (c->transposed) {
+        c->out[e] = (c->in[e] - 1) * c->stride[e] - 2 * c->pad[e] + span + c->opad[e];
+        if (c->out[e] < 1)
+            return nc(why, "%s whose padding leaves an empty output", "ConvTranspose");
+        return 0;
+    }
+    int64_t room = c->in[e] + 2 * c->pad[e] - span;
+    if (room < 0)
+        return nc(why, "%s whose kernel is larger than the padded input", "convolution");
+    c->out[e] = room / c->stride[e] + 1;
+    return 0;
+}
+
+/* groups from the repr: 1, or depthwise for a convolution (groups = CIN = COUT, weight
+ * [C, 1, k...]); 0 with *depthwise set, or 1 not covered. */
+static int read_groups(const char *repr, bool transposed, const recipe_tensor *xt,
+                       const recipe_tensor *wt, bool *depthwise, strbuf *why)
+{
+    int64_t groups = 1;
+    if (repr_tuple(repr, "groups=", &groups, 1) < 0)
+        return nc(why, "%s with unreadable groups", "convolution");
+    *depthwise = false;
+    if (groups == 1)
+        return 0;
+    if (transposed) {
+        char text[64];
+        snprintf(text, sizeof text, "%lld", (long long)groups);
+        return nc(why, "grouped ConvTranspose (groups %s; only groups 1 is covered)", text);
+    }
+    /* depthwise: one filter a channel; other groupings are not covered */
+    if (!(groups == xt->shape[1] && wt->shape[0] == groups && wt->shape[1] == 1))
+        return nc(why, "%s with groups != 1 other than depthwise (grouped, or a channel multiplier)", "convolution");
+    *depthwise = true;
+    return 0;
 }
 
 int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
 {
     const json_t *conv = NULL;
     int dims = 0, n_conv = 0;
+    bool transposed = false;
     for (size_t i = 0; i < json_array_size(graph); i++) {
         const json_t *node = json_array_get(graph, i);
         const char *op = json_string_value(json_object_get(node, "op"));
         int d;
+        bool t;
         if (op && !strcmp(op, "call_module") &&
-            is_conv_module(json_string_value(json_object_get(node, "module")), &d)) {
+            is_conv_module(json_string_value(json_object_get(node, "module")), &d, &t)) {
             if (!n_conv++) {
                 conv = node;
                 dims = d;
+                transposed = t;
             }
         }
     }
@@ -128,8 +187,9 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
     /* its operand must be a placeholder: forward()'s argument k is the spec's input k */
     const json_t *args = json_object_get(conv, "args");
     const char *arg0 = json_string_value(json_array_get(args, 0));
-    if (json_array_size(args) != 1 || !arg0 || arg0[0] != '%')
-        return nc(why, "%s", "a convolution whose operand is not one tensor");
+    if (json_array_size(args) != 1 || !arg0 || arg0[0] != '%' || json_object_size(json_object_get(conv, "kwargs")))
+        return nc(why, "%s", transposed ? "a ConvTranspose called with more than its input (output_size is not covered)"
+                                        : "a convolution whose operand is not one tensor");
     int x = -1, k = 0;
     for (size_t i = 0; i < json_array_size(graph) && x < 0; i++) {
         const json_t *node = json_array_get(graph, i);
@@ -148,6 +208,7 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
     memset(c, 0, sizeof *c);
     snprintf(c->node, sizeof c->node, "%s", name);
     c->dims = dims;
+    c->transposed = transposed;
     c->x = x;
     char key[160];
     snprintf(key, sizeof key, "%s.weight", target);
@@ -167,36 +228,33 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
     if (xt->ndim != dims + 2 || wt->ndim != dims + 2)
         return nc(why, "%s whose input or weight rank is not the module's (unbatched input?)", "convolution");
 
-    int64_t groups = 1;
-    int g = repr_tuple(repr, "groups=", &groups, 1);
-    if (g < 0)
-        return nc(why, "%s with unreadable groups", "convolution");
-    /* depthwise: one filter a channel (groups = CIN = COUT); other groupings are not covered */
-    if (groups != 1 && !(groups == xt->shape[1] && wt->shape[0] == groups && wt->shape[1] == 1))
-        return nc(why, "%s with groups != 1 other than depthwise (grouped, or a channel multiplier)", "convolution");
+    if (read_groups(repr, transposed, xt, wt, &c->depthwise, why))
+        return 1;
 
-    int64_t st[3] = { 1, 1, 1 }, pd[3] = { 0, 0, 0 }, dl[3] = { 1, 1, 1 };
+    int64_t st[3] = { 1, 1, 1 }, pd[3] = { 0, 0, 0 }, dl[3] = { 1, 1, 1 }, op[3] = { 0, 0, 0 };
     if (repr_tuple(repr, "stride=", st, dims) < 0 || repr_tuple(repr, "dilation=", dl, dims) < 0)
         return nc(why, "%s with an unreadable stride or dilation", "convolution");
+    if (transposed && repr_tuple(repr, "output_padding=", op, dims) < 0)
+        return nc(why, "%s with an unreadable output_padding", "ConvTranspose");
     int pr = repr_tuple(repr, "padding=", pd, dims);
     if (pr < 0) {
-        if (!strstr(repr, "padding='valid'") && !strstr(repr, "padding=\"valid\""))
+        if (transposed || (!strstr(repr, "padding='valid'") && !strstr(repr, "padding=\"valid\"")))
             return nc(why, "%s with string padding ('same')", "convolution");
         pd[0] = pd[1] = pd[2] = 0;
     }
 
+    /* Conv's weight is [COUT, CIN, k...] (depthwise [C, 1, k...]); ConvTranspose's [CIN, COUT, k...] */
     c->n = xt->shape[0];
     c->cin = xt->shape[1];
-    c->cout = wt->shape[0];
-    c->depthwise = groups != 1;
-    if (wt->shape[1] != (c->depthwise ? 1 : c->cin))
+    c->cout = wt->shape[transposed ? 1 : 0];
+    if (wt->shape[transposed ? 0 : 1] != (c->depthwise ? 1 : c->cin))
         return nc(why, "%s whose weight does not match the input's channels", "convolution");
     if (c->bias >= 0 && (p->inputs[c->bias].ndim != 1 || p->inputs[c->bias].shape[0] != c->cout))
         return nc(why, "%s bias of an unexpected shape", "convolution");
     int lead = 3 - dims;
     for (int d = 0; d < 3; d++) {
         c->in[d] = c->k[d] = c->out[d] = c->stride[d] = c->dil[d] = 1;
-        c->pad[d] = 0;
+        c->pad[d] = c->opad[d] = 0;
     }
     for (int d = 0; d < dims; d++) {
         c->in[lead + d] = xt->shape[2 + d];
@@ -204,13 +262,11 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
         c->stride[lead + d] = st[d];
         c->pad[lead + d] = pd[d];
         c->dil[lead + d] = dl[d];
-        if (st[d] < 1 || dl[d] < 1 || pd[d] < 0 || wt->shape[2 + d] < 1)
+        c->opad[lead + d] = op[d];
+        if (st[d] < 1 || dl[d] < 1 || pd[d] < 0 || op[d] < 0 || wt->shape[2 + d] < 1)
             return nc(why, "%s with a stride, dilation or padding out of range", "convolution");
-        int64_t span = c->dil[lead + d] * (c->k[lead + d] - 1) + 1;
-        int64_t room = c->in[lead + d] + 2 * c->pad[lead + d] - span;
-        if (room < 0)
-            return nc(why, "%s whose kernel is larger than the padded input", "convolution");
-        c->out[lead + d] = room / c->stride[lead + d] + 1;
+        if (out_extent(c, lead + d, why))
+            return 1;
     }
     c->m = c->n * c->out[0] * c->out[1] * c->out[2];
     c->gn = c->cout;
@@ -255,6 +311,9 @@ int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
               !strcmp(o->dtype, "float32") && contiguous_strides(o);
     for (int d = 0; ok && d < c->dims; d++)
         ok = o->shape[2 + d] == c->out[3 - c->dims + d];
+    if (!ok && c->transposed)
+        return nc(why, "%s", "the output is not the ConvTranspose's shape, (in - 1)*stride - 2*padding + "
+                  "dilation*(kernel - 1) + output_padding + 1 (a reshape, pool or broadcast follows?)");
     if (!ok)
         return nc(why, "%s", "the output is not the convolution's shape (a reshape, pool or broadcast follows?)");
     for (int i = 0; i < p->n_inputs; i++) {
@@ -312,11 +371,11 @@ static void shape_text(const recipe_tensor *t, strbuf *out)
 static void geometry(const recipe_conv_plan *c, strbuf *out)
 {
     int lead = 3 - c->dims;
-    const int64_t *v[] = { c->k, c->stride, c->pad, c->dil };
-    const char *names[] = { "kernel", "stride", "padding", "dilation" };
-    strbuf_addf(out, "conv%dd %lld -> %lld%s", c->dims, (long long)c->cin, (long long)c->cout,
-                c->depthwise ? " depthwise" : "");
-    for (int j = 0; j < 4; j++) {
+    const int64_t *v[] = { c->k, c->stride, c->pad, c->dil, c->opad };
+    const char *names[] = { "kernel", "stride", "padding", "dilation", "output_padding" };
+    strbuf_addf(out, "conv%s%dd %lld -> %lld%s", c->transposed ? "_transpose" : "", c->dims,
+                (long long)c->cin, (long long)c->cout, c->depthwise ? " depthwise" : "");
+    for (int j = 0; j < (c->transposed ? 5 : 4); j++) {
         strbuf_addf(out, " %s ", names[j]);
         for (int d = lead; d < 3; d++)
             strbuf_addf(out, "%s%lld", d > lead ? "x" : "", (long long)v[j][d]);
@@ -343,8 +402,11 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
         strbuf_addf(out, "\ndirect (depthwise): %lld outputs, %lld taps each\n",
                     (long long)(c->m * c->cout), (long long)c->gk);
     else
-        strbuf_addf(out, "\nimplicit GEMM: M %lld (N*OD*OH*OW), N %lld (COUT), K %lld (CIN*KD*KH*KW)\n",
-                    (long long)c->m, (long long)c->gn, (long long)c->gk);
+        strbuf_addf(out, "\nimplicit GEMM: M %lld (N*OD*OH*OW), N %lld (COUT), K %lld (CIN*KD*KH*KW)%s\n",
+                    (long long)c->m, (long long)c->gn, (long long)c->gk,
+                    c->transposed ? "; transposed: a tap reads x where (o + pad - k*dil) divides by the "
+                                    "stride, the weight [CIN, COUT, k] is first copied to [COUT, K] in the workspace"
+                                  : "");
     strbuf_adds(out, "epilogue: ");
     rx_format(p, p->epi, out);
     strbuf_addc(out, '\n');
@@ -362,9 +424,42 @@ void recipe_conv_summary(const recipe_plan *p, strbuf *out)
 
 /* ================================================================== index math */
 
+/* Transposed: output o takes input i = (o + pad - kk*dil) / stride where that divides.
+ * With u = o + pad = S*qu + ru and e = kk*dil = S*qe + re, it divides iff ru == re, and
+ * then i = qu - qe: the row keeps (qu, ru) (the residues as one number), the k its (qe,
+ * re), and the offset is again a row base plus a k offset (recipes/conv_tc.cu's steps). */
+static int64_t gather_transposed(const recipe_conv_plan *c, int64_t m, int64_t k)
+{
+    const int64_t P = c->out[0] * c->out[1] * c->out[2];
+    const int64_t taps = c->k[0] * c->k[1] * c->k[2];
+    const int64_t *S = c->stride;
+    int64_t nb = m / P, pix = m - nb * P;
+    int64_t od = pix / (c->out[1] * c->out[2]);
+    int64_t r = pix - od * (c->out[1] * c->out[2]);
+    int64_t oh = r / c->out[2], ow = r - oh * c->out[2];
+    int64_t ud = od + c->pad[0], uh = oh + c->pad[1], uw = ow + c->pad[2];
+    int64_t d0 = ud / S[0], h0 = uh / S[1], w0 = uw / S[2];
+    int64_t res = ((ud % S[0]) * S[1] + uh % S[1]) * S[2] + uw % S[2];
+    int64_t image = c->cin * c->in[0] * c->in[1] * c->in[2];
+    int64_t base = nb * image + (d0 * c->in[1] + h0) * c->in[2] + w0;
+    int64_t ch = k / taps, t = k - ch * taps;
+    int64_t kd = t / (c->k[1] * c->k[2]), t2 = t - kd * (c->k[1] * c->k[2]);
+    int64_t kh = t2 / c->k[2], kw = t2 - kh * c->k[2];
+    int64_t ed = kd * c->dil[0], eh = kh * c->dil[1], ew = kw * c->dil[2];
+    int64_t qd = ed / S[0], qh = eh / S[1], qw = ew / S[2];
+    int64_t kres = ((ed % S[0]) * S[1] + eh % S[1]) * S[2] + ew % S[2];
+    int64_t koff = ch * c->in[0] * c->in[1] * c->in[2] - (qd * c->in[1] + qh) * c->in[2] - qw;
+    int64_t id = d0 - qd, ih = h0 - qh, iw = w0 - qw;
+    if (res != kres || id < 0 || id >= c->in[0] || ih < 0 || ih >= c->in[1] || iw < 0 || iw >= c->in[2])
+        return -1;
+    return base + koff;
+}
+
 int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
 {
     /* the same steps as recipes/conv_tc.cu's row set-up and load_tile() */
+    if (c->transposed)
+        return m < 0 || m >= c->m || k < 0 || k >= c->gk ? -1 : gather_transposed(c, m, k);
     const int64_t P = c->out[0] * c->out[1] * c->out[2];
     const int64_t taps = c->k[0] * c->k[1] * c->k[2];
     if (m < 0 || m >= c->m || k < 0 || k >= c->gk)
@@ -387,6 +482,18 @@ int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
     if (id < 0 || id >= c->in[0] || ih < 0 || ih >= c->in[1] || iw < 0 || iw >= c->in[2])
         return -1;
     return base + koff;
+}
+
+int64_t recipe_conv_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k)
+{
+    if (co < 0 || co >= c->gn || k < 0 || k >= c->gk)
+        return -1;
+    if (!c->transposed)
+        return co * c->gk + k;
+    /* conv_tc.cu's transpose_weight(): B(co, k) = w[c, co, t] with k = c*taps + t */
+    const int64_t taps = c->k[0] * c->k[1] * c->k[2];
+    int64_t ch = k / taps, t = k - ch * taps;
+    return (ch * c->cout + co) * taps + t;
 }
 
 int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co)
@@ -504,6 +611,8 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     dn[d], (long long)c->in[d], dn[d], (long long)c->k[d], dn[d], (long long)c->out[d],
                     dn[d], (long long)c->stride[d], dn[d], (long long)c->pad[d], dn[d], (long long)c->dil[d]);
     strbuf_addf(sb, "#define CGR_X %d\n#define CGR_W %d\n", c->x, c->w);
+    if (c->transposed)
+        strbuf_adds(sb, "#define CGR_TRANSPOSED 1\n");
     if (v->dw_threads)
         strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
     else

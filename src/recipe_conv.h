@@ -1,14 +1,15 @@
 /*
  * recipe_conv: the CONV family of the built-in proposer (nn.Conv1d/Conv2d/Conv3d, groups
- * 1, fp32, as an implicit GEMM on the tensor cores, recipes/conv_tc.cu), between
+ * 1 or depthwise, and nn.ConvTranspose1d/2d/3d, groups 1; fp32, as an implicit GEMM on
+ * the tensor cores, recipes/conv_tc.cu; depthwise directly, recipes/conv_dw.cu), between
  * recipe.c (the walk of the fx graph), recipe_gen.c (variants and generation) and
  * recipe_conv.c. Private to the recipe module: the public API stays recipe.h.
  *
  * DESIGN: before recipe.c walks the graph, recipe_conv_prescan() looks for the one
- * convolution module (call_module Conv1d/2d/3d) whose input is a placeholder, reads its
- * geometry from the module's repr (stride, padding, dilation, groups, padding_mode) and
- * from the shapes of its parameters in the spec (<target>.weight, <target>.bias), and
- * sets the family. The walk then treats the convolution's value as the leaf RX_ACC (plus
+ * convolution module (call_module Conv1d/2d/3d, ConvTranspose1d/2d/3d) whose input is a
+ * placeholder, reads its geometry from the module's repr (stride, padding, dilation,
+ * output_padding, groups, padding_mode) and from the shapes of its parameters in the
+ * spec (<target>.weight, <target>.bias), and sets the family. The walk then treats the convolution's value as the leaf RX_ACC (plus
  * the bias, an input read per output channel) and builds the pointwise epilogue with the
  * usual machinery; recipe_conv_finish() decides how the epilogue reads each input.
  */
@@ -33,10 +34,13 @@ bool recipe_conv_is_node(const recipe_plan *plan, const char *name);
 int recipe_conv_finish(recipe_plan *plan, int result, strbuf *why);
 
 /* The implicit GEMM's index math on the CPU, step for step as recipes/conv_tc.cu does it
- * (tested against a direct convolution): the element of x that A(m, k) reads, or -1
- * where the tap falls into the zero padding (or m, k are out of range); and the index of
- * y that the accumulator (m, co) is written to. */
+ * (tested against a direct convolution, and a direct transposed one): the element of x
+ * that A(m, k) reads, or -1 where the tap falls into the zero padding, does not divide
+ * by the stride (transposed), or m, k are out of range; the element of the weight that
+ * B(co, k) is (transposed: through the copy to [COUT, K]), or -1 out of range; and the
+ * index of y that the accumulator (m, co) is written to. */
 int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k);
+int64_t recipe_conv_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k);
 int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co);
 
 /* The plan in words (recipe_describe) and on one line (recipe_summary). */

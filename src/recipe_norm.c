@@ -1755,15 +1755,16 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             late_persist = (recipe_params){ .threads = 256, .row_threads = 256, .split = (int)pchunks, .cache = 8,
                                             .persist = 1, .min_blocks = 3 };
         /* rows too long for a CTA, with a lag: persistent CTAs publish the statistics of
-         * chunk c of row r and write chunk c of row r - 1, re-read from L2 (x read from
-         * memory once, and nothing waits for a row in the steady state): when two rows of
-         * the full-size inputs fit three quarters of the L2; two chunks a thread in
-         * registers (32 at most) */
+         * chunk t and write chunk t - lag, re-read from L2 (x read from memory once, and
+         * nothing waits for a row in the steady state; the kernel sets the lag to a row
+         * plus twice its CTAs, 4 an SM): when that many chunks of the full-size inputs fit
+         * half the L2; two chunks a thread in registers (32 at most) */
         recipe_params lag_k = { 0 };
         const int lag_cache = nf == 1 ? 4 : 2;
         const int64_t lag_chunks = (nv + 256 * lag_cache - 1) / (256 * lag_cache);
+        const int64_t lag_bytes = (lag_chunks + 2 * 4 * (int64_t)sms) * 256 * lag_cache * 16 * nf;
         if (!fits_cta && rows >= 2 && p->norm->levels <= 1 && 2 * lag_cache * 4 * nf <= 32 && 256 <= tmax &&
-            2 * nv * 16 * nf <= hw->l2_bytes / 4 * 3 && (rows + 1) * lag_chunks <= 0x7fffffff)
+            lag_bytes <= hw->l2_bytes / 2 && (rows + 1) * lag_chunks + 16 * (int64_t)sms <= 0x7fffffff)
             lag_k = (recipe_params){ .threads = 256, .row_threads = 256, .split = (int)lag_chunks, .cache = lag_cache,
                                      .lag = 1 };
         if (lag_k.lag && p->r >= (1 << 20))

@@ -4,8 +4,8 @@
 # (docs/abi.md), two compilers at once (and the persistent held-chunk norm with the
 # CGR_HOLD_DIRECT lab option, a norm cluster of 16 CTAs, softmax's prefetching clusters,
 # LayerNorm's persistent held chunks and the CGR_SPLIT_REVERSE lab option); one reduction, one pointwise, two norm, one
-# tensor-core GEMM, one conv and two pooling kernels also compile for sm_80 (the
-# SM80-class path). Norm fixtures that repeat another one's kernel path are built only
+# tensor-core GEMM, one conv, one transposed conv and two pooling kernels also compile for sm_80 (the
+# SM80-class path). Norm and transposed-conv fixtures that repeat another one's kernel path are built only
 # with CUTEGEN_RECIPE_VARIANTS=all. GEMM fixtures: by default a sample of different
 # structure (each takes ~30 s). Needs nvcc and CUTLASS; skips, saying so,
 # without them. By default only variant 0 of each fixture is compiled (a few minutes);
@@ -48,8 +48,9 @@ gemm_sample=$(echo $gemm_sample)
 for spec in "$SRC"/tests/data/recipe/*.json; do
   name=$(basename "$spec" .json)
   case $name in small_*) continue ;; esac   # tiny fixtures for the CPU checks: same kernels
-  # norm fixtures whose kernels repeat another's code path: only with CUTEGEN_RECIPE_VARIANTS=all
-  case " batchnorm1d broadcast_back mean_center normalize_fn standardize_std groupnorm_relu instancenorm_affine l1norm " in
+  # norm and transposed-conv fixtures whose kernels repeat another's code path: only with
+  # CUTEGEN_RECIPE_VARIANTS=all
+  case " batchnorm1d broadcast_back mean_center normalize_fn standardize_std groupnorm_relu instancenorm_affine l1norm convt_1d_stride_opad convt_l1_81_stride5 " in
     *" $name "*) [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && continue ;;
   esac
   "$CUTEGEN" recipe --spec "$spec" --list >"$TMP/plan" 2>&1
@@ -135,6 +136,9 @@ if [ -f "$TMP/gen/conv2d_relu_biasadd.v0.cu" ]; then
   cp "$TMP/gen/conv2d_relu_biasadd.v0.cu" "$TMP/gen/conv2d_relu_biasadd.sm80.cu"
   echo "80 $TMP/gen/conv2d_relu_biasadd.sm80.cu -" >>"$jobs"
 fi
+# and the transposed convolution (CGR_TRANSPOSED: the division gather, the weight copy)
+cp "$TMP/gen/convt_l2_5_sub_tanh.v0.cu" "$TMP/gen/convt_l2_5_sub_tanh.sm80.cu"
+echo "80 $TMP/gen/convt_l2_5_sub_tanh.sm80.cu -" >>"$jobs"
 # pooling: a staged 3-D fp16 kernel with prologue and epilogue, and a direct bf16 one
 cp "$TMP/gen/pool_pro_epi_fp16.v0.cu" "$TMP/gen/pool_pro_epi_fp16.sm80.cu"
 cp "$TMP/gen/pool_epi_bf16.v0.cu" "$TMP/gen/pool_epi_bf16.sm80.cu"
@@ -168,6 +172,6 @@ if [ "$nfail" -ne 0 ]; then
   done
   failures=$((failures + 1))
 else
-  echo "ok: all $total kernels compile (sm_90a, and sm_80 for eight)"
+  echo "ok: all $total kernels compile (sm_90a, and sm_80 for $(grep -c '^80 ' "$jobs"))"
 fi
 finish

@@ -79,7 +79,7 @@ static void test_expectations(void **state)
         int rc = recipe_recognise_file(fx, &p, &why);
         if (!strcmp(want, "pointwise") || !strcmp(want, "reduce") || !strcmp(want, "norm") ||
             !strcmp(want, "gemm") || !strcmp(want, "pool") || !strcmp(want, "rowloss") ||
-            !strcmp(want, "scan")) {
+            !strcmp(want, "scan") || !strcmp(want, "conv")) {
             if (rc != 0)
                 fail_msg("%s: expected %s, got '%s'", line, want, why.buf);
             assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE
@@ -87,7 +87,8 @@ static void test_expectations(void **state)
                                        : !strcmp(want, "norm") ? RECIPE_NORM
                                        : !strcmp(want, "pool") ? RECIPE_POOL
                                        : !strcmp(want, "rowloss") ? RECIPE_ROWLOSS
-                                       : !strcmp(want, "scan") ? RECIPE_SCAN : RECIPE_GEMM);
+                                       : !strcmp(want, "scan") ? RECIPE_SCAN
+                                       : !strcmp(want, "conv") ? RECIPE_CONV : RECIPE_GEMM);
         } else {
             if (rc != 1 || !str_starts_with(why.buf, want))
                 fail_msg("%s: expected '%s...', got rc %d '%s'", line, want, rc, why.buf);
@@ -1110,6 +1111,246 @@ static void test_conv_index_math(void **state)
               (int64_t[3]){ 1, 1, 0 }, (int64_t[3]){ 2, 1, 1 });
 }
 
+/* Transposed: the implicit GEMM's gather and weight index (recipe_conv_gather /
+ * recipe_conv_weight_index, step for step conv_tc.cu's CGR_TRANSPOSED path and its
+ * transpose_weight) against a direct transposed convolution that scatters each input
+ * element through the kernel into the outputs it reaches (PyTorch's definition). */
+static void fill_random(double *v, int64_t n, unsigned *seed)
+{
+    for (int64_t i = 0; i < n; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        v[i] = (double)((*seed >> 8) % 1000) / 500.0 - 1.0;
+    }
+}
+
+static recipe_conv_plan convt_plan(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3],
+                                   const int64_t k[3], const int64_t st[3], const int64_t pd[3],
+                                   const int64_t dl[3], const int64_t op[3])
+{
+    recipe_conv_plan c;
+    memset(&c, 0, sizeof c);
+    c.dims = dims;
+    c.transposed = true;
+    c.n = n;
+    c.cin = cin;
+    c.cout = cout;
+    for (int d = 0; d < 3; d++) {
+        c.in[d] = in[d];
+        c.k[d] = k[d];
+        c.stride[d] = st[d];
+        c.pad[d] = pd[d];
+        c.dil[d] = dl[d];
+        c.opad[d] = op[d];
+        c.out[d] = (in[d] - 1) * st[d] - 2 * pd[d] + dl[d] * (k[d] - 1) + op[d] + 1;
+        assert_true(c.out[d] >= 1);
+        assert_true(op[d] < st[d] || op[d] < dl[d]); /* PyTorch's rule */
+    }
+    c.m = n * c.out[0] * c.out[1] * c.out[2];
+    c.gn = cout;
+    c.gk = cin * k[0] * k[1] * k[2];
+    return c;
+}
+
+/* y[b, co, o] += x[b, ci, i] * w[ci, co, kk] wherever o = i*stride - pad + kk*dil is an output. */
+static int64_t convt_direct(const recipe_conv_plan *c, const double *x, const double *w, double *y)
+{
+    const int64_t *in = c->in, *k = c->k, *st = c->stride, *pd = c->pad, *dl = c->dil, *out = c->out;
+    int64_t hits = 0;
+    for (int64_t b = 0; b < c->n; b++)
+        for (int64_t ci = 0; ci < c->cin; ci++)
+            for (int64_t id = 0; id < in[0]; id++)
+                for (int64_t ih = 0; ih < in[1]; ih++)
+                    for (int64_t iw = 0; iw < in[2]; iw++) {
+                        double xv = x[(((b * c->cin + ci) * in[0] + id) * in[1] + ih) * in[2] + iw];
+                        for (int64_t co = 0; co < c->cout; co++)
+                            for (int64_t a = 0; a < k[0]; a++)
+                                for (int64_t bb = 0; bb < k[1]; bb++)
+                                    for (int64_t e = 0; e < k[2]; e++) {
+                                        int64_t od = id * st[0] - pd[0] + a * dl[0];
+                                        int64_t oh = ih * st[1] - pd[1] + bb * dl[1];
+                                        int64_t ow = iw * st[2] - pd[2] + e * dl[2];
+                                        if (od < 0 || od >= out[0] || oh < 0 || oh >= out[1] || ow < 0 || ow >= out[2])
+                                            continue;
+                                        hits++;
+                                        y[(((b * c->cout + co) * out[0] + od) * out[1] + oh) * out[2] + ow] +=
+                                            xv * w[(((ci * c->cout + co) * k[0] + a) * k[1] + bb) * k[2] + e];
+                                    }
+                    }
+    return hits;
+}
+
+static void convt_case(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3], const int64_t k[3],
+                       const int64_t st[3], const int64_t pd[3], const int64_t dl[3], const int64_t op[3])
+{
+    recipe_conv_plan c = convt_plan(dims, n, cin, cout, in, k, st, pd, dl, op);
+    int64_t nx = n * cin * in[0] * in[1] * in[2], nw = cout * c.gk;
+    int64_t ny = n * cout * c.out[0] * c.out[1] * c.out[2];
+    double *x = xcalloc((size_t)nx, sizeof *x), *w = xcalloc((size_t)nw, sizeof *w);
+    double *ref = xcalloc((size_t)ny, sizeof *ref), *got = xcalloc((size_t)ny, sizeof *got);
+    char *seen = xcalloc((size_t)nw, 1);
+    unsigned seed = 54321;
+    fill_random(x, nx, &seed);
+    fill_random(w, nw, &seed);
+    int64_t hits = convt_direct(&c, x, w, ref);
+    /* B through the weight copy: every element of w exactly once */
+    for (int64_t co = 0; co < cout; co++)
+        for (int64_t kk = 0; kk < c.gk; kk++) {
+            int64_t wi = recipe_conv_weight_index(&c, co, kk);
+            assert_true(wi >= 0 && wi < nw);
+            assert_int_equal(seen[wi], 0);
+            seen[wi] = 1;
+        }
+    /* implicit GEMM: y[out_index(m, co)] = sum_k A(m, k) B(co, k); each tap once */
+    int64_t taps = 0;
+    for (int64_t m = 0; m < c.m; m++)
+        for (int64_t co = 0; co < cout; co++) {
+            double s = 0;
+            for (int64_t kk = 0; kk < c.gk; kk++) {
+                int64_t xi = recipe_conv_gather(&c, m, kk);
+                assert_true(xi >= -1 && xi < nx);
+                if (xi >= 0) {
+                    s += x[xi] * w[recipe_conv_weight_index(&c, co, kk)];
+                    taps++;
+                }
+            }
+            int64_t yi = recipe_conv_out_index(&c, m, co);
+            assert_true(yi >= 0 && yi < ny);
+            got[yi] += s;
+        }
+    if (taps != hits)
+        fail_msg("conv_transpose%dd case: %lld taps gathered, %lld in the direct form", dims, (long long)taps,
+                 (long long)hits);
+    for (int64_t i = 0; i < ny; i++)
+        if (fabs(got[i] - ref[i]) > 1e-9)
+            fail_msg("conv_transpose%dd case: y[%lld] = %g, direct %g", dims, (long long)i, got[i], ref[i]);
+    assert_int_equal(recipe_conv_gather(&c, c.m, 0), -1);
+    assert_int_equal(recipe_conv_gather(&c, 0, c.gk), -1);
+    assert_int_equal(recipe_conv_weight_index(&c, cout, 0), -1);
+    free(x);
+    free(w);
+    free(ref);
+    free(got);
+    free(seen);
+}
+
+static void test_convt_index_math(void **state)
+{
+    (void)state;
+    static const int64_t one[3] = { 1, 1, 1 }, zero[3] = { 0, 0, 0 };
+    /* level 2 #5's geometry, small: 4x4, stride 2, padding 1, output_padding 1 */
+    convt_case(2, 2, 3, 4, (int64_t[3]){ 1, 5, 6 }, (int64_t[3]){ 1, 4, 4 }, (int64_t[3]){ 1, 2, 2 },
+               (int64_t[3]){ 0, 1, 1 }, one, (int64_t[3]){ 0, 1, 1 });
+    /* stride 1, no padding (level 1 #57, #64): a convolution with the flipped kernel */
+    convt_case(2, 2, 3, 2, (int64_t[3]){ 1, 4, 5 }, (int64_t[3]){ 1, 3, 3 }, one, zero, one, zero);
+    convt_case(1, 2, 2, 3, (int64_t[3]){ 1, 1, 20 }, (int64_t[3]){ 1, 1, 3 }, one, zero, one, zero);
+    /* Conv1d transposed, stride 2, padding 1, dilation 2 (level 1 #79) */
+    convt_case(1, 2, 3, 2, (int64_t[3]){ 1, 1, 17 }, (int64_t[3]){ 1, 1, 3 }, (int64_t[3]){ 1, 1, 2 },
+               (int64_t[3]){ 0, 0, 1 }, (int64_t[3]){ 1, 1, 2 }, zero);
+    /* stride 5, padding 1, dilation 2 (level 1 #81): most taps do not divide */
+    convt_case(2, 1, 2, 3, (int64_t[3]){ 1, 4, 5 }, (int64_t[3]){ 1, 3, 3 }, (int64_t[3]){ 1, 5, 5 },
+               (int64_t[3]){ 0, 1, 1 }, (int64_t[3]){ 1, 2, 2 }, zero);
+    /* stride 4, dilation 2 (odd residues never reached), output_padding 3 < stride */
+    convt_case(2, 1, 2, 2, (int64_t[3]){ 1, 3, 4 }, (int64_t[3]){ 1, 3, 3 }, (int64_t[3]){ 1, 4, 4 },
+               (int64_t[3]){ 0, 1, 2 }, (int64_t[3]){ 1, 2, 2 }, (int64_t[3]){ 0, 1, 3 });
+    /* padding beyond the kernel's reach, 1x1 with stride 2 (outputs between inputs are 0) */
+    convt_case(2, 1, 2, 2, (int64_t[3]){ 1, 5, 4 }, (int64_t[3]){ 1, 2, 2 }, (int64_t[3]){ 1, 3, 3 },
+               (int64_t[3]){ 0, 4, 3 }, one, (int64_t[3]){ 0, 1, 2 });
+    convt_case(2, 2, 3, 2, (int64_t[3]){ 1, 3, 4 }, one, (int64_t[3]){ 1, 2, 2 }, zero, one, (int64_t[3]){ 0, 1, 1 });
+    /* Conv3d transposed: stride (2, 1, 3), padding (1, 0, 2), dilation (1, 2, 1), output_padding (1, 0, 2) */
+    convt_case(3, 2, 2, 3, (int64_t[3]){ 3, 4, 5 }, (int64_t[3]){ 3, 2, 3 }, (int64_t[3]){ 2, 1, 3 },
+               (int64_t[3]){ 1, 0, 2 }, (int64_t[3]){ 1, 2, 1 }, (int64_t[3]){ 1, 0, 2 });
+    /* level 1 #72's geometry, groups 1, small: stride 2, padding (1, 2, 3), output_padding 1 */
+    convt_case(3, 1, 2, 2, (int64_t[3]){ 2, 3, 4 }, (int64_t[3]){ 3, 5, 7 }, (int64_t[3]){ 2, 2, 2 },
+               (int64_t[3]){ 1, 2, 3 }, one, (int64_t[3]){ 1, 1, 1 });
+}
+
+/* The transposed fixtures (make_fixtures.py, KernelBench shapes): geometry, epilogue,
+ * variants, generation with CGR_TRANSPOSED; the convolution's kernels stay without it. */
+static void test_convt_plans_generate(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    /* level 1 #57: 3x3, stride 1: 1024 + 2 */
+    load("convt_l1_57_2d", &p);
+    const recipe_conv_plan *c = &p.conv;
+    assert_true(p.family == RECIPE_CONV && c->transposed && !c->depthwise && c->dims == 2);
+    assert_true(c->cin == 64 && c->cout == 64 && c->out[1] == 1026 && c->out[2] == 1026);
+    assert_true(c->gk == 64 * 9 && c->m == 8LL * 1026 * 1026 && c->bias == -1);
+    recipe_plan_release(&p);
+    /* level 1 #79: (131072 - 1)*2 - 2 + 2*2 + 1 */
+    load("convt_l1_79_1d", &p);
+    c = &p.conv;
+    assert_true(c->dims == 1 && c->stride[2] == 2 && c->pad[2] == 1 && c->dil[2] == 2 && c->opad[2] == 0);
+    assert_true(c->cin == 32 && c->cout == 64 && c->out[2] == 262145 && c->out[1] == 1 && c->in[1] == 1);
+    recipe_plan_release(&p);
+    /* output_padding without padding: "padding=" is not read out of "output_padding=" */
+    load("convt_1d_stride_opad", &p);
+    assert_true(p.conv.pad[2] == 0 && p.conv.opad[2] == 1 && p.conv.out[2] == 131074);
+    recipe_plan_release(&p);
+    /* level 1 #77: 3-D, stride 2, padding 1, dilation 2 */
+    load("convt_l1_77_3d", &p);
+    c = &p.conv;
+    assert_true(c->dims == 3 && c->out[0] == 33 && c->out[1] == 65 && c->out[2] == 65 && c->gk == 32 * 27);
+    recipe_plan_release(&p);
+    /* level 2 #5: output_padding 1, the conv's bias, - bias[64,1,1], tanh */
+    load("convt_l2_5_sub_tanh", &p);
+    c = &p.conv;
+    assert_true(c->out[1] == 513 && c->opad[1] == 1 && c->opad[2] == 1 && c->x == 0 && c->w == 2 && c->bias == 3);
+    assert_int_equal(c->kind[1], RC_CHAN);
+    assert_int_equal(c->kind[3], RC_CHAN);
+    float xv[4] = { 0, 0.5f, 0, 0.25f };
+    assert_float_equal(rx_eval(&p, p.epi, xv, 1.f), tanhf(0.75f), 1e-6); /* tanh(1 + 0.25 - 0.5) */
+    recipe_plan_release(&p);
+    /* level 2 #26: a same-shaped input, an unused parameter */
+    load("convt_l2_26_add_hardswish", &p);
+    c = &p.conv;
+    assert_true(c->dims == 3 && c->out[0] == 32 && c->out[2] == 32);
+    assert_int_equal(c->kind[1], RC_FULL);
+    assert_int_equal(c->kind[2], RC_UNUSED);
+    assert_int_equal(c->kind[3], RC_OPERAND);
+    recipe_plan_release(&p);
+
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    static const char *names[] = { "convt_l1_57_2d", "convt_l1_79_1d", "convt_l1_77_3d", "convt_l1_81_stride5",
+                                   "convt_l2_5_sub_tanh", "convt_l2_26_add_hardswish", "convt_1d_stride_opad" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        load(names[i], &p);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n >= 2);
+        for (int k = 0; k < n; k++) {
+            assert_true(v[k].conv.bm > 0 && v[k].conv.dw_threads == 0);
+            strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+            if (recipe_generate(&p, &v[k], recipe_dir(), &cu, &err))
+                fail_msg("%s variant %d: %s", names[i], k, err.buf);
+            assert_non_null(strstr(cu.buf, "recipes/conv_tc.cu"));
+            assert_non_null(strstr(cu.buf, "#define CGR_TRANSPOSED 1\n"));
+            assert_null(strstr(cu.buf, "\n// recipe:params"));
+            strbuf_release(&cu);
+            strbuf_release(&err);
+        }
+        recipe_plan_release(&p);
+    }
+    load("convt_l2_5_sub_tanh", &p);
+    const char *want[] = { "#define CGR_SH 2\n#define CGR_PH 1\n", "#define CGR_OH 513\n", "#define CGR_CIN 64\n",
+                           "#define CGR_IN_SHAPES {{32, 64, 256, 256}, {64, 1, 1}, {64, 64, 4, 4}, {64}}",
+                           "#define CGR_W 2\n#define CGR_TRANSPOSED 1\n", NULL };
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    assert_true(recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS) >= 1);
+    assert_generated(&p, &v[0], want);
+    recipe_plan_release(&p);
+    /* a convolution's kernel does not name the parameter (its code path is the default) */
+    p = load_conv("l2_1_Conv2D_ReLU_BiasAdd");
+    assert_true(!p.conv.transposed && recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS) >= 1);
+    strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+    assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+    assert_null(strstr(cu.buf, "#define CGR_TRANSPOSED 1"));
+    strbuf_release(&cu);
+    strbuf_release(&err);
+    recipe_plan_release(&p);
+}
+
 static void test_conv_variants_generate(void **state)
 {
     (void)state;
@@ -1648,27 +1889,25 @@ static void test_norm_variants(void **state)
             assert_true((int64_t)v[i].cluster * v[i].threads * v[i].cache >= 16385);
     recipe_plan_release(&p);
 
-    /* 16 rows of 4 Mi (LayerNorm): first the lagged held chunks (256 x 4 vectors, 1024 a
-     * row; two rows of x fit the L2); then split over CTAs through the workspace (64, 32,
-     * 16); 512 chunks a row of 256 x 8 vectors are more than half of what 4 CTAs an SM
-     * hold at once, so no held chunks, but they fit twice the persistent CTAs (3 an SM):
-     * that form next; last a group of 128 persistent CTAs (512 threads x 16 vectors each,
-     * one an SM) holding a row */
+    /* 16 rows of 4 Mi (LayerNorm): split over CTAs through the workspace (64, 32, 16) first;
+     * 512 chunks a row of 256 x 8 vectors are more than half of what 4 CTAs an SM hold at
+     * once, so no held chunks, but they fit twice the persistent CTAs (3 an SM): that form
+     * next; last a group of 128 persistent CTAs (512 threads x 16 vectors each, one an SM)
+     * holding a row. No lag: a row plus twice the CTAs of 256 x 4 chunks (1024 + 1056) is
+     * 34 MB, more than half the H200's L2 */
     load("layernorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n == 6 && v[0].lag == 1 && v[0].threads == 256 && v[0].cache == 4 && v[0].split == 1024);
-    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_HOLD);
-    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_HOLD_LAG 1\n", "#define CGR_MODE 4", "#define CGR_SPLIT 1024\n",
-                                                       "#define CGR_VECS 4\n", NULL });
-    assert_true(v[1].split == 64 && v[2].split == 32 && v[3].split == 16);
-    assert_int_equal(recipe_norm_mode(&p, &v[1]), NM_SPLIT);
-    for (int i = 1; i < 4; i++)
-        assert_true(v[i].persist == 0 && v[i].group == 0 && v[i].lag == 0);
-    assert_true(v[4].persist && v[4].split == 512 && v[4].cache == 8 && v[4].min_blocks == 3 && v[4].lag == 0);
-    assert_int_equal(recipe_norm_mode(&p, &v[4]), NM_HOLD);
-    assert_true(v[5].group == 128 && v[5].prefetch && v[5].threads == 512 && v[5].cache == 16 && v[5].cluster == 0);
-    assert_int_equal(recipe_norm_mode(&p, &v[5]), NM_ROWS);
-    assert_generated(&p, &v[5], (const char *const[]){ "#define CGR_ROWS_PREFETCH 1\n", "#define CGR_GROUP 128\n",
+    assert_true(n == 5 && v[0].split == 64 && v[1].split == 32 && v[2].split == 16);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_SPLIT);
+    for (int i = 0; i < 3; i++)
+        assert_true(v[i].persist == 0 && v[i].group == 0);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(v[i].lag, 0);
+    assert_true(v[3].persist && v[3].split == 512 && v[3].cache == 8 && v[3].min_blocks == 3);
+    assert_int_equal(recipe_norm_mode(&p, &v[3]), NM_HOLD);
+    assert_true(v[4].group == 128 && v[4].prefetch && v[4].threads == 512 && v[4].cache == 16 && v[4].cluster == 0);
+    assert_int_equal(recipe_norm_mode(&p, &v[4]), NM_ROWS);
+    assert_generated(&p, &v[4], (const char *const[]){ "#define CGR_ROWS_PREFETCH 1\n", "#define CGR_GROUP 128\n",
                                                        "#define CGR_CLUSTER 1\n", "#define CGR_VECS 16\n", NULL });
     hw.sms = 64; /* 512 chunks do not fit twice 3 CTAs an SM on 64 SMs, nor a group of 128 */
     n = recipe_variants(&p, &hw, v, 64);
@@ -1680,10 +1919,12 @@ static void test_norm_variants(void **state)
     for (int i = 0; i < n; i++)
         assert_int_equal(v[i].group, 0);
     recipe_hw_default(&hw);
-    hw.l2_bytes = 40 << 20; /* two rows of 16 MiB are more than three quarters of it: no lag */
+    hw.l2_bytes = 96 << 20; /* an L2 of 96 MB holds the lag: the lagged chunks first, 1024 a row */
     n = recipe_variants(&p, &hw, v, 64);
-    for (int i = 0; i < n; i++)
-        assert_int_equal(v[i].lag, 0);
+    assert_true(n == 6 && v[0].lag == 1 && v[0].threads == 256 && v[0].cache == 4 && v[0].split == 1024);
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_HOLD);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_HOLD_LAG 1\n", "#define CGR_MODE 4", "#define CGR_SPLIT 1024\n",
+                                                       "#define CGR_VECS 4\n", NULL });
     recipe_hw_default(&hw);
     recipe_plan_release(&p);
 
@@ -2142,6 +2383,8 @@ int main(void)
         cmocka_unit_test(test_conv_plans),
         cmocka_unit_test(test_conv_index_math),
         cmocka_unit_test(test_conv_variants_generate),
+        cmocka_unit_test(test_convt_index_math),
+        cmocka_unit_test(test_convt_plans_generate),
         cmocka_unit_test(test_norm_plans),
         cmocka_unit_test(test_norm_math),
         cmocka_unit_test(test_rowloss),

@@ -6,7 +6,7 @@ the fx graph of each problem as fx_graph() prints it (targets are
 bare names; modules carry "module" and "module_repr"). Where what fx prints is a guess
 (builtins of torch._C._nn such as F.gelu/F.softplus), docs/recipes.md says so.
 Also writes expect.txt: the recognition outcome each fixture must give (pointwise, reduce,
-gemm, or the start of the "not covered" reason).
+norm, gemm, conv, pool, rowloss, scan, or the start of the "not covered" reason).
 
 Run: python3 tests/data/recipe/make_fixtures.py   (rewrites the files in place)
 """
@@ -943,6 +943,85 @@ red("cumprod_exclusive_zeros", "custom_cumprod_exclusive.py",
 red("cumsum_narrow_out", "custom_cumsum_narrow_out.py",
     EXCL[:4] + [out("%cumsum")], [128, 3999], shape=SC, expect="not covered: an output that is flipped, narrowed")
 
+# --- transposed convolutions (CONV): nn.ConvTranspose1d/2d/3d as make_spec() prints them (the
+# module's repr as PyTorch's _ConvNd.extra_repr writes it, its plain attributes, its parameters
+# "<target>.weight" [CIN, COUT/groups, k...] and "<target>.bias" after the model's own ones).
+# Shapes of KernelBench level 1 57, 72, 77, 79, 81 and level 2 5, 26.
+def convt_out(n, k, s=1, p=0, d=1, op=0):
+    return (n - 1) * s - 2 * p + d * (k - 1) + op + 1
+
+
+def convt_repr(cls, cin, cout, k, s, p, d, op, groups, bias):
+    tup = lambda v: "(" + ", ".join(str(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    r = f"{cls}({cin}, {cout}, kernel_size={tup(k)}, stride={tup(s)}"
+    if any(p):
+        r += f", padding={tup(p)}"
+    if any(x != 1 for x in d):
+        r += f", dilation={tup(d)}"
+    if any(op):
+        r += f", output_padding={tup(op)}"
+    if groups != 1:
+        r += f", groups={groups}"
+    if not bias:
+        r += ", bias=False"
+    return r + ")"
+
+
+def convt(key, problem, x_shape, cout, k, s=None, p=None, d=None, op=None, groups=1, bias=False,
+          target="conv_transpose2d", own=(), extra=(), epilogue=(), result=None, init=(), out_shape=None,
+          expect="conv"):
+    dims = len(x_shape) - 2
+    s, p, d, op = (v or [dflt] * dims for v, dflt in ((s, 1), (p, 0), (d, 1), (op, 0)))
+    cin = x_shape[1]
+    cls = f"ConvTranspose{dims}d"
+    node = mod(target, target, cls, convt_repr(cls, cin, cout, k, s, p, d, op, groups, bias), ["%x"])
+    node = modattrs(node, {"training": True, "in_channels": cin, "out_channels": cout, "transposed": True,
+                           "groups": groups, "padding_mode": "zeros"})
+    spatial = [convt_out(x_shape[2 + i], k[i], s[i], p[i], d[i], op[i]) for i in range(dims)]
+    params = [tensor(f"{target}.weight", [cin, cout // groups] + list(k), kind="param")]
+    if bias:
+        params.append(tensor(f"{target}.bias", [cout], kind="param"))
+    inputs = [tensor("x", x_shape)] + list(extra) + list(own) + params
+    graph = [ph("x")] + [ph(t["name"]) for t in extra] + [node] + list(epilogue) + [out(result or "%" + target)]
+    FIX[key] = spec(problem, inputs, [tensor("output", out_shape or [x_shape[0], cout] + spatial)], graph, init)
+    EXPECT[key] = expect
+
+
+convt("convt_l1_57_2d", "57_conv_transposed_2D__square_input__square_kernel.py", [8, 64, 1024, 1024], 64,
+      [3, 3], init=[64, 64, 3])
+convt("convt_l1_79_1d", "79_conv_transposed_1D_asymmetric_input_square_kernel___padded____strided____dilated__.py",
+      [16, 32, 131072], 64, [3], s=[2], p=[1], d=[2], target="conv1d_transpose", init=[32, 64, 3, 2, 1, 2])
+convt("convt_l1_77_3d", "77_conv_transposed_3D_square_input_square_kernel___padded____dilated____strided__.py",
+      [16, 32, 16, 32, 32], 64, [3, 3, 3], s=[2, 2, 2], p=[1, 1, 1], d=[2, 2, 2], target="conv_transpose3d",
+      init=[32, 64, 3, 2, 1, 2])
+convt("convt_l1_81_stride5", "81_conv_transposed_2D_asymmetric_input_square_kernel___dilated____padded____strided__.py",
+      [16, 32, 64, 128], 64, [3, 3], s=[5, 5], p=[1, 1], d=[2, 2], init=[32, 64, 3, 5, 1, 2])
+convt("convt_l1_72_grouped", "72_conv_transposed_3D_asymmetric_input_asymmetric_kernel___strided_padded_grouped_.py",
+      [8, 32, 12, 24, 48], 32, [3, 5, 7], s=[2, 2, 2], p=[1, 2, 3], op=[1, 1, 1], groups=4,
+      target="conv_transpose3d", init=[32, 32, [3, 5, 7], [2, 2, 2], [1, 2, 3], [1, 1, 1], 4],
+      expect="not covered: grouped ConvTranspose")
+# level 2 #5: stride 2, padding 1, output_padding 1, the conv's bias, then - bias[C,1,1], tanh
+convt("convt_l2_5_sub_tanh", "level2/5_ConvTranspose2d_Subtract_Tanh.py", [32, 64, 256, 256], 64, [4, 4],
+      s=[2, 2], p=[1, 1], op=[1, 1], bias=True, target="conv_transpose", own=[tensor("bias", [64, 1, 1], kind="param")],
+      epilogue=[attr("bias", "bias"), fn("sub", "_operator.sub", ["%conv_transpose", "%bias"]),
+                fn("tanh", "torch.tanh", ["%sub"])], result="%tanh", init=[64, 64, 4, [64, 1, 1]])
+# level 2 #26: 3-D, output_padding 1, + a same-shaped input, x * hardswish(x); its bias_shape
+# parameter is unused
+convt("convt_l2_26_add_hardswish", "level2/26_ConvTranspose3d_Add_HardSwish.py", [128, 32, 16, 16, 16], 64,
+      [3, 3, 3], s=[2, 2, 2], p=[1, 1, 1], op=[1, 1, 1], bias=True, target="conv_transpose",
+      extra=[tensor("add_input", [128, 64, 32, 32, 32])], own=[tensor("bias", [64, 1, 1, 1, 1], kind="param")],
+      epilogue=[fn("add", "_operator.add", ["%conv_transpose", "%add_input"]),
+                fn("hardswish", "torch.nn.functional.hardswish", ["%add"], {"inplace": False}),
+                fn("mul", "_operator.mul", ["%add", "%hardswish"])], result="%mul",
+      init=[32, 64, 3, 2, 1, 1, [64, 1, 1, 1, 1]])
+# output_padding without padding (the repr's "padding=" is only inside "output_padding="):
+# level 1 #64's shapes, stride 2
+convt("convt_1d_stride_opad", "custom_convt_1d_stride_opad.py", [64, 128, 65536], 128, [3], s=[2], op=[1],
+      target="conv1d_transpose", init=[128, 128, 3, 2, 0, 1])
+# an output that is not the formula's (PyTorch would give 10 x 10 here)
+convt("convt_shape_mismatch", "custom_convt_shape_mismatch.py", [2, 3, 5, 5], 4, [2, 2], s=[2, 2],
+      out_shape=[2, 4, 9, 9], expect="not covered: the output is not the ConvTranspose's shape")
+
 # Real pooling task specs (level 1, 41-46), copied in as they are (not written here).
 REAL_POOL = {
     "real_l1_41_Max_Pooling_1D": "pool", "real_l1_42_Max_Pooling_2D": "pool",
@@ -959,7 +1038,7 @@ for key, s in FIX.items():
         json.dump(s, f, indent=1)
         f.write("\n")
 with open(os.path.join(HERE, "expect.txt"), "w") as f:
-    f.write("# fixture<TAB>expected recognition: pointwise, reduce, norm, gemm, pool, rowloss, scan, or the start "
+    f.write("# fixture<TAB>expected recognition: pointwise, reduce, norm, gemm, conv, pool, rowloss, scan, or the start "
             "of the 'not covered' reason (written by make_fixtures.py)\n")
     for key in EXPECT:
         f.write(f"{key}\t{EXPECT[key]}\n")

@@ -7,7 +7,8 @@ class Model(nn.Module):
     16-byte vectors, and chunks that straddle channels): too long for a CTA or a cluster, so
     the built-in recipes offer the lagged held chunks (CGR_HOLD_LAG: each chunk written a row
     after its statistics, re-read from L2).
-    sanitize-variants: lag="""
+    sanitize-variants: lag=
+    """
 
     def __init__(self, channels: int, groups: int):
         super(Model, self).__init__()
