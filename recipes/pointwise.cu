@@ -75,9 +75,24 @@ struct Args {
     int ndim;
     int64_t oshape[CG_MAX_DIMS];
     int64_t bstride[kNin][CG_MAX_DIMS];  // per input, per output dim (0 where broadcast)
+    bool rows_whole;                      // the last dim is whole 16-byte vectors: a vector
+                                          // lies in one row, so a broadcast input's elements
+                                          // along it are its first's plus multiples of one stride
 };
 
 template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
+
+// Offset of broadcast input I's element for output index idx.
+template <int I> __device__ __forceinline__ int64_t bcast_off(const Args &a, int64_t idx)
+{
+    int64_t off = 0, r = idx;
+    for (int d = a.ndim - 1; d >= 0; --d) {
+        const int64_t c = r % a.oshape[d];
+        r /= a.oshape[d];
+        off += c * a.bstride[I][d];
+    }
+    return off;
+}
 
 // One element of input I at output index idx (not for FULL inputs on the vector path).
 template <int I> __device__ __forceinline__ float load_one(const Args &a, int64_t idx)
@@ -89,13 +104,7 @@ template <int I> __device__ __forceinline__ float load_one(const Args &a, int64_
     } else if constexpr (In<I>::kind == CGR_SCALAR) {
         return cgr::to_f(p[0]);
     } else if constexpr (In<I>::kind == CGR_BCAST) {
-        int64_t off = 0, r = idx;
-        for (int d = a.ndim - 1; d >= 0; --d) {
-            const int64_t c = r % a.oshape[d];
-            r /= a.oshape[d];
-            off += c * a.bstride[I][d];
-        }
-        return cgr::to_f(p[off]);
+        return cgr::to_f(p[bcast_off<I>(a, idx)]);
     } else {
         return 0.f;
     }
@@ -163,6 +172,15 @@ __global__ void __launch_bounds__(kThreads) pointwise_kernel(const Args a)
         Tensor gy = make_tensor(make_gmem_ptr(out + base), layout);
         CUTE_UNROLL
         for (int u = 0; u < kUnroll; ++u) {
+            // broadcast inputs: one offset a vector when it lies in one row (the index
+            // arithmetic, 64-bit divisions, cost more than the bytes: 12_Matmul_with_diagonal
+            // _matrices ran at 0.83x eager computing it for each element, docs/perf.md)
+            int64_t boff[kNin > 0 ? kNin : 1];
+            for_inputs([&](auto ic) {
+                constexpr int I = decltype(ic)::value;
+                if constexpr (In<I>::kind == CGR_BCAST)
+                    boff[I] = a.rows_whole ? bcast_off<I>(a, base + layout(0, int(threadIdx.x), u)) : 0;
+            });
             alignas(16) T res[kVec];
             CUTE_UNROLL
             for (int v = 0; v < kVec; ++v) {
@@ -174,7 +192,9 @@ __global__ void __launch_bounds__(kThreads) pointwise_kernel(const Args a)
                     else if constexpr (In<I>::kind == CGR_SCALAR)
                         x[I] = sval[I];
                     else if constexpr (In<I>::kind == CGR_BCAST)
-                        x[I] = load_one<I>(a, base + layout(v, int(threadIdx.x), u));
+                        x[I] = a.rows_whole ? cgr::to_f(static_cast<const typename In<I>::type *>(a.in[I])[
+                                                  boff[I] + v * a.bstride[I][a.ndim - 1]])
+                                            : load_one<I>(a, base + layout(v, int(threadIdx.x), u));
                     else
                         x[I] = 0.f;
                 });
@@ -212,6 +232,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     a.ndim = y.ndim;
     for (int d = 0; d < y.ndim; ++d)
         a.oshape[d] = y.shape[d];
+    a.rows_whole = y.ndim > 0 && y.shape[y.ndim - 1] % kVec == 0;
     bool aligned = (reinterpret_cast<uintptr_t>(y.data) % 16) == 0;
     bool ok = true;
 

@@ -1758,7 +1758,10 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
          * chunk t and write chunk t - lag, re-read from L2 (x read from memory once, and
          * nothing waits for a row in the steady state; the kernel sets the lag to a row
          * plus twice its CTAs, 4 an SM): when that many chunks of the full-size inputs fit
-         * half the L2; two chunks a thread in registers (32 at most) */
+         * half the L2; two chunks a thread in registers (32 at most). H200 (docs/perf.md,
+         * lab rounds 18-19): slower than the forms it was meant to beat (GroupNorm 6.44 ms
+         * against 4.94 persistent held chunks, InstanceNorm 6.56 against 4.02, LayerNorm
+         * 0.336 against 0.230; ncu: 69% of DRAM peak, 37% L2 hits), so it is offered last */
         recipe_params lag_k = { 0 };
         const int lag_cache = nf == 1 ? 4 : 2;
         const int64_t lag_chunks = (nv + 256 * lag_cache - 1) / (256 * lag_cache);
@@ -1767,8 +1770,6 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             lag_bytes <= hw->l2_bytes / 2 && (rows + 1) * lag_chunks + 16 * (int64_t)sms <= 0x7fffffff)
             lag_k = (recipe_params){ .threads = 256, .row_threads = 256, .split = (int)lag_chunks, .cache = lag_cache,
                                      .lag = 1 };
-        if (lag_k.lag && p->r >= (1 << 20))
-            n = push_k(out, n, max, lag_k);
         /* split long rows when there are too few of them for the SMs; rows of 1 Mi or
          * more also when there are many: statistics, then the output, in separate kernels
          * (x read twice, as torch.compile's GroupNorm does). For rows of 1 Mi or more,
@@ -1814,8 +1815,6 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             n = push_k(out, n, max, cl_k[ci++]);
         if (pi < npf)
             n = push_k(out, n, max, pf_k[pi++]);
-        if (lag_k.lag)
-            n = push_k(out, n, max, lag_k);
         if (!light)
             while (hi < nhold && (hi == 0 || hold_k[hi].persist))
                 n = push_k(out, n, max, hold_k[hi++]);
@@ -1831,6 +1830,8 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             n = push_k(out, n, max, late_persist);
         if (grp_k.group)
             n = push_k(out, n, max, grp_k);
+        if (lag_k.lag)
+            n = push_k(out, n, max, lag_k);
         /* a CTA a row, streaming it (always possible) */
         if (rows >= sms || n == 0)
             for (int t = 512; t <= 1024; t *= 2)

@@ -1859,17 +1859,18 @@ static void test_norm_variants(void **state)
     assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_ROWS);
     assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_ROWS_PREFETCH 1\n", "#define CGR_CLUSTER 8\n",
                                                        "#define CGR_VECS 16\n", NULL });
-    assert_true(v[1].lag == 1 && v[1].threads == 256 && v[1].cache == 4 && v[1].split == 64); /* lagged held chunks */
-    assert_true(v[2].cluster == 0 && v[2].threads == 256 && v[2].cache == 8 && v[2].split == 32 && !v[2].lag);
-    assert_int_equal(recipe_norm_mode(&p, &v[2]), NM_HOLD);
-    assert_true(!v[2].persist && v[3].persist && v[3].threads == 256 && v[3].cache == 8 && v[3].split == 32 &&
-                v[3].min_blocks == 3);
-    assert_generated(&p, &v[3], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MIN_BLOCKS 3\n", NULL });
-    assert_true(v[4].cluster == 8 && v[4].threads == 1024 && v[4].cache == 8 && v[4].prefetch);
-    assert_true(v[5].cluster == 8 && v[5].threads == 512 && v[5].cache == 16 && v[5].min_blocks == 1 && !v[5].prefetch);
-    assert_int_equal(recipe_norm_mode(&p, &v[5]), NM_ROWS);
+    assert_true(v[1].cluster == 0 && v[1].threads == 256 && v[1].cache == 8 && v[1].split == 32);
+    assert_int_equal(recipe_norm_mode(&p, &v[1]), NM_HOLD);
+    assert_true(!v[1].persist && v[2].persist && v[2].threads == 256 && v[2].cache == 8 && v[2].split == 32 &&
+                v[2].min_blocks == 3);
+    assert_generated(&p, &v[2], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MIN_BLOCKS 3\n", NULL });
+    assert_true(v[3].cluster == 8 && v[3].threads == 1024 && v[3].cache == 8 && v[3].prefetch);
+    assert_true(v[4].cluster == 8 && v[4].threads == 512 && v[4].cache == 16 && v[4].min_blocks == 1 && !v[4].prefetch);
+    assert_int_equal(recipe_norm_mode(&p, &v[4]), NM_ROWS);
     for (int i = 1; i < n; i++) /* and nothing else prefetches; no groups where a cluster holds a row */
-        assert_true((!v[i].prefetch || i == 4) && v[i].group == 0);
+        assert_true((!v[i].prefetch || i == 3) && v[i].group == 0);
+    for (int i = 0; i < n; i++) /* the lagged chunks come after the eight kept */
+        assert_int_equal(v[i].lag, 0);
     hw.sm = 80;
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 0);
@@ -1919,35 +1920,37 @@ static void test_norm_variants(void **state)
     for (int i = 0; i < n; i++)
         assert_int_equal(v[i].group, 0);
     recipe_hw_default(&hw);
-    hw.l2_bytes = 96 << 20; /* an L2 of 96 MB holds the lag: the lagged chunks first, 1024 a row */
+    hw.l2_bytes = 96 << 20; /* an L2 of 96 MB holds the lag: the lagged chunks last, 1024 a row */
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n == 6 && v[0].lag == 1 && v[0].threads == 256 && v[0].cache == 4 && v[0].split == 1024);
-    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_HOLD);
-    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_HOLD_LAG 1\n", "#define CGR_MODE 4", "#define CGR_SPLIT 1024\n",
+    assert_true(n == 6 && v[5].lag == 1 && v[5].threads == 256 && v[5].cache == 4 && v[5].split == 1024);
+    assert_int_equal(recipe_norm_mode(&p, &v[5]), NM_HOLD);
+    assert_generated(&p, &v[5], (const char *const[]){ "#define CGR_HOLD_LAG 1\n", "#define CGR_MODE 4", "#define CGR_SPLIT 1024\n",
                                                        "#define CGR_VECS 4\n", NULL });
     recipe_hw_default(&hw);
     recipe_plan_release(&p);
 
-    /* GroupNorm (rows of 2 Mi): first the lagged held chunks (512 a row), then held chunks
-     * with persistent CTAs (one pass of statistics; 256 chunks a row fit twice 3 CTAs an SM
-     * on 132 SMs), then groups of 64 persistent CTAs holding a row, then the two-kernel
-     * form (statistics split 4 and 2 ways a row, then the output), then held chunks */
+    /* GroupNorm (rows of 2 Mi): first held chunks with persistent CTAs (one pass of
+     * statistics; 256 chunks a row fit twice 3 CTAs an SM on 132 SMs), then groups of 64
+     * persistent CTAs holding a row, then the two-kernel form (statistics split 4 and 2
+     * ways a row, then the output), then held chunks; the lagged chunks (512 a row) late */
     load("groupnorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n > 6 && v[0].lag == 1 && v[0].split == 512 && v[0].cache == 4 && !v[0].persist);
-    assert_true(v[2].group == 64 && v[2].prefetch && v[2].cache == 16 && v[3].split == 4 && v[4].split == 2);
+    assert_true(n > 6 && v[1].group == 64 && v[1].prefetch && v[1].cache == 16 && v[2].split == 4 && v[3].split == 2);
     for (int i = 0; i < n; i++)
-        assert_true((v[i].group == 0 || i == 2) && (v[i].lag == 0 || i == 0));
+        assert_true((v[i].group == 0 || i == 1) && (v[i].lag == 0 || i == 6));
+    assert_true(v[6].lag == 1 && v[6].split == 512 && v[6].cache == 4 && !v[6].persist);
+    assert_int_equal(recipe_norm_mode(&p, &v[6]), NM_HOLD);
+    assert_generated(&p, &v[6], (const char *const[]){ "#define CGR_HOLD_LAG 1\n", "#define CGR_MODE 4", NULL });
+    assert_int_equal(recipe_norm_mode(&p, &v[2]), NM_SPLIT);
     assert_int_equal(recipe_norm_mode(&p, &v[3]), NM_SPLIT);
-    assert_int_equal(recipe_norm_mode(&p, &v[4]), NM_SPLIT);
-    assert_int_equal(recipe_norm_mode(&p, &v[5]), NM_HOLD);
+    assert_int_equal(recipe_norm_mode(&p, &v[4]), NM_HOLD);
     int persistent = -1;
     for (int i = n - 1; i >= 0; i--)
         if (v[i].persist)
             persistent = i;
-    assert_int_equal(persistent, 1);
+    assert_int_equal(persistent, 0);
     assert_int_equal(recipe_norm_mode(&p, &v[persistent]), NM_HOLD);
-    assert_true(!v[5].persist && v[persistent].threads == v[5].threads && v[persistent].split == v[5].split &&
+    assert_true(!v[4].persist && v[persistent].threads == v[4].threads && v[persistent].split == v[4].split &&
                 v[persistent].min_blocks == 3 && v[persistent].split <= 2 * 3 * hw.sms);
     assert_generated(&p, &v[persistent], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MODE 4", NULL });
     recipe_plan_release(&p);
