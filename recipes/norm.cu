@@ -1468,7 +1468,7 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_lag_kernel(cons
     __shared__ unsigned long long tiles[2];
     __shared__ int last;
     constexpr unsigned long long kStats = (unsigned long long)(kO * kSplit);
-    const unsigned long long kBack = (unsigned long long)a.lag;
+    const unsigned long long lag = (unsigned long long)a.lag;
     float sval[kNin > 0 ? kNin : 1];
     load_scalars(a, sval);
     float none[kNsl];
@@ -1480,20 +1480,20 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_lag_kernel(cons
     __syncthreads();
     for (int parity = 0;; parity ^= 1) {
         const unsigned long long t = tiles[parity];
-        if (t >= kStats + kBack)
+        if (t >= kStats + lag)
             break;
         unsigned long long next = 0;
         if (threadIdx.x == 0)
             next = atomicAdd(a.ticket, 1ull);  // used at the end of the task: its latency hidden
         int64_t o, c, c0, c1, bo, bc, b0, b1;
-        const bool stats = t < kStats, write = t >= kBack;
+        const bool stats = t < kStats, write = t >= lag;
         if (stats) {
             hold_span(t, o, c, c0, c1);
             hold_load(a, o, c0, c1, in);
         }
         float slots[kNsl];
         if (write) {
-            hold_span(t - kBack, bo, bc, b0, b1);
+            hold_span(t - lag, bo, bc, b0, b1);
             hold_load<kLagHints ? 2 : 1>(a, bo, b0, b1, back);
             hold_wait<0>(a, bo, slots, red);  // no deadlock: that row's chunks were all handed out before t
         }

@@ -1002,15 +1002,41 @@ static void test_conv_plans(void **state)
     recipe_plan_release(&p);
 }
 
-/* The implicit GEMM's index math (recipe_conv_gather / recipe_conv_out_index, step for
- * step the kernel's) against a direct convolution, on small cases with every kind of
- * stride, padding and dilation, in 1, 2 and 3 spatial dims. */
-static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3],
-                      const int64_t k[3], const int64_t st[3], const int64_t pd[3], const int64_t dl[3])
+/* Generates variant k of p (named name in messages): the source holds each of want
+ * (NULL-ended) and no unreplaced template marker. */
+static void assert_variant_source(const recipe_plan *p, const recipe_params *k, const char *name, int idx,
+                                  const char *const *want)
+{
+    strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+    if (recipe_generate(p, k, recipe_dir(), &cu, &err))
+        fail_msg("%s variant %d: %s", name, idx, err.buf);
+    for (; *want; want++)
+        if (!strstr(cu.buf, *want))
+            fail_msg("%s variant %d lacks \"%s\"", name, idx, *want);
+    assert_null(strstr(cu.buf, "\n// recipe:params"));
+    assert_null(strstr(cu.buf, "// recipe:inline"));
+    strbuf_release(&cu);
+    strbuf_release(&err);
+}
+
+static void fill_random(double *v, int64_t n, unsigned *seed)
+{
+    for (int64_t i = 0; i < n; i++) {
+        *seed = *seed * 1103515245u + 12345u;
+        v[i] = (double)((*seed >> 8) % 1000) / 500.0 - 1.0;
+    }
+}
+
+/* A convolution's plan (transposed: a ConvTranspose, with output padding op) from its
+ * geometry, the output size as PyTorch computes it. */
+static recipe_conv_plan conv_plan(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3],
+                                  const int64_t k[3], const int64_t st[3], const int64_t pd[3],
+                                  const int64_t dl[3], const int64_t *op)
 {
     recipe_conv_plan c;
     memset(&c, 0, sizeof c);
     c.dims = dims;
+    c.transposed = op != NULL;
     c.n = n;
     c.cin = cin;
     c.cout = cout;
@@ -1020,25 +1046,35 @@ static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int6
         c.stride[d] = st[d];
         c.pad[d] = pd[d];
         c.dil[d] = dl[d];
-        c.out[d] = (in[d] + 2 * pd[d] - dl[d] * (k[d] - 1) - 1) / st[d] + 1;
+        if (op) {
+            c.opad[d] = op[d];
+            c.out[d] = (in[d] - 1) * st[d] - 2 * pd[d] + dl[d] * (k[d] - 1) + op[d] + 1;
+            assert_true(op[d] < st[d] || op[d] < dl[d]); /* PyTorch's rule */
+        } else {
+            c.out[d] = (in[d] + 2 * pd[d] - dl[d] * (k[d] - 1) - 1) / st[d] + 1;
+        }
         assert_true(c.out[d] >= 1);
     }
     c.m = n * c.out[0] * c.out[1] * c.out[2];
     c.gn = cout;
     c.gk = cin * k[0] * k[1] * k[2];
+    return c;
+}
+
+/* The implicit GEMM's index math (recipe_conv_gather / recipe_conv_out_index, step for
+ * step the kernel's) against a direct convolution, on small cases with every kind of
+ * stride, padding and dilation, in 1, 2 and 3 spatial dims. */
+static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3],
+                      const int64_t k[3], const int64_t st[3], const int64_t pd[3], const int64_t dl[3])
+{
+    recipe_conv_plan c = conv_plan(dims, n, cin, cout, in, k, st, pd, dl, NULL);
     int64_t nx = n * cin * in[0] * in[1] * in[2], nw = cout * c.gk;
     int64_t ny = n * cout * c.out[0] * c.out[1] * c.out[2];
     double *x = xcalloc((size_t)nx, sizeof *x), *w = xcalloc((size_t)nw, sizeof *w);
     double *ref = xcalloc((size_t)ny, sizeof *ref), *got = xcalloc((size_t)ny, sizeof *got);
     unsigned seed = 12345;
-    for (int64_t i = 0; i < nx; i++) {
-        seed = seed * 1103515245u + 12345u;
-        x[i] = (double)((seed >> 8) % 1000) / 500.0 - 1.0;
-    }
-    for (int64_t i = 0; i < nw; i++) {
-        seed = seed * 1103515245u + 12345u;
-        w[i] = (double)((seed >> 8) % 1000) / 500.0 - 1.0;
-    }
+    fill_random(x, nx, &seed);
+    fill_random(w, nw, &seed);
     /* direct: y[b, co, od, oh, ow] = sum x[b, ci, od*s - p + kd*dl, ...] w[co, ci, kd, kh, kw] */
     for (int64_t b = 0; b < n; b++)
         for (int64_t co = 0; co < cout; co++)
@@ -1115,41 +1151,7 @@ static void test_conv_index_math(void **state)
  * recipe_conv_weight_index, step for step conv_tc.cu's CGR_TRANSPOSED path and its
  * transpose_weight) against a direct transposed convolution that scatters each input
  * element through the kernel into the outputs it reaches (PyTorch's definition). */
-static void fill_random(double *v, int64_t n, unsigned *seed)
-{
-    for (int64_t i = 0; i < n; i++) {
-        *seed = *seed * 1103515245u + 12345u;
-        v[i] = (double)((*seed >> 8) % 1000) / 500.0 - 1.0;
-    }
-}
 
-static recipe_conv_plan convt_plan(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3],
-                                   const int64_t k[3], const int64_t st[3], const int64_t pd[3],
-                                   const int64_t dl[3], const int64_t op[3])
-{
-    recipe_conv_plan c;
-    memset(&c, 0, sizeof c);
-    c.dims = dims;
-    c.transposed = true;
-    c.n = n;
-    c.cin = cin;
-    c.cout = cout;
-    for (int d = 0; d < 3; d++) {
-        c.in[d] = in[d];
-        c.k[d] = k[d];
-        c.stride[d] = st[d];
-        c.pad[d] = pd[d];
-        c.dil[d] = dl[d];
-        c.opad[d] = op[d];
-        c.out[d] = (in[d] - 1) * st[d] - 2 * pd[d] + dl[d] * (k[d] - 1) + op[d] + 1;
-        assert_true(c.out[d] >= 1);
-        assert_true(op[d] < st[d] || op[d] < dl[d]); /* PyTorch's rule */
-    }
-    c.m = n * c.out[0] * c.out[1] * c.out[2];
-    c.gn = cout;
-    c.gk = cin * k[0] * k[1] * k[2];
-    return c;
-}
 
 /* y[b, co, o] += x[b, ci, i] * w[ci, co, kk] wherever o = i*stride - pad + kk*dil is an output. */
 static int64_t convt_direct(const recipe_conv_plan *c, const double *x, const double *w, double *y)
@@ -1182,7 +1184,7 @@ static int64_t convt_direct(const recipe_conv_plan *c, const double *x, const do
 static void convt_case(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3], const int64_t k[3],
                        const int64_t st[3], const int64_t pd[3], const int64_t dl[3], const int64_t op[3])
 {
-    recipe_conv_plan c = convt_plan(dims, n, cin, cout, in, k, st, pd, dl, op);
+    recipe_conv_plan c = conv_plan(dims, n, cin, cout, in, k, st, pd, dl, op);
     int64_t nx = n * cin * in[0] * in[1] * in[2], nw = cout * c.gk;
     int64_t ny = n * cout * c.out[0] * c.out[1] * c.out[2];
     double *x = xcalloc((size_t)nx, sizeof *x), *w = xcalloc((size_t)nw, sizeof *w);
@@ -1321,14 +1323,8 @@ static void test_convt_plans_generate(void **state)
         assert_true(n >= 2);
         for (int k = 0; k < n; k++) {
             assert_true(v[k].conv.bm > 0 && v[k].conv.dw_threads == 0);
-            strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
-            if (recipe_generate(&p, &v[k], recipe_dir(), &cu, &err))
-                fail_msg("%s variant %d: %s", names[i], k, err.buf);
-            assert_non_null(strstr(cu.buf, "recipes/conv_tc.cu"));
-            assert_non_null(strstr(cu.buf, "#define CGR_TRANSPOSED 1\n"));
-            assert_null(strstr(cu.buf, "\n// recipe:params"));
-            strbuf_release(&cu);
-            strbuf_release(&err);
+            assert_variant_source(&p, &v[k], names[i], k,
+                                  (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_TRANSPOSED 1\n", NULL });
         }
         recipe_plan_release(&p);
     }
@@ -1375,16 +1371,10 @@ static void test_conv_variants_generate(void **state)
             assert_int_equal(cv->prec, k == n - 1 ? 1 : 0);
             /* no tile twice as wide as COUT */
             assert_true(cv->bn <= 32 || cv->bn < 2 * ((p.conv.cout + 31) / 32 * 32));
-            strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
-            if (recipe_generate(&p, &v[k], recipe_dir(), &cu, &err))
-                fail_msg("%s variant %d: %s", names[i], k, err.buf);
-            assert_non_null(strstr(cu.buf, "recipes/conv_tc.cu"));
-            assert_non_null(strstr(cu.buf, "#define CGR_GENERATED 1"));
-            assert_non_null(strstr(cu.buf, "__device__ __forceinline__ float cgr_epi(float r, const float *x)"));
-            assert_null(strstr(cu.buf, "\n// recipe:params"));
-            assert_null(strstr(cu.buf, "// recipe:inline"));
-            strbuf_release(&cu);
-            strbuf_release(&err);
+            assert_variant_source(&p, &v[k], names[i], k,
+                                  (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_GENERATED 1",
+                                                         "__device__ __forceinline__ float cgr_epi(float r, const float *x)",
+                                                         NULL });
         }
         recipe_plan_release(&p);
     }
