@@ -1058,6 +1058,19 @@ out:
     strbuf_release(&err);
 }
 
+/* Says so when the best kernel (its latest judgment: the final timing's when there was
+ * one) is slower than PyTorch eager: the reference is then the faster program. */
+static void slower_note(struct agent *a, int64_t best, int64_t calls)
+{
+    store_node now;
+    if (store_node_get(a->st, best, &now) != 0)
+        return;
+    if (now.speedup > 0 && now.speedup < 1.0)
+        printf("note:     the best kernel is slower than PyTorch eager (%.3fx): keep the reference%s\n",
+               now.speedup, calls == 0 ? ", or give --provider to search further" : "");
+    store_node_release(&now);
+}
+
 /* The best kernel to run_dir/best.cu, the stop reason and totals to the store, and a
  * summary on stdout. */
 static void finish(struct agent *a)
@@ -1094,6 +1107,7 @@ static void finish(struct agent *a)
     fflush(stdout);
     if (a->o->eval.final)
         final_timing(a, best, &b);
+    slower_note(a, best, calls);
     write_status(a, "done", b.time_ms, b.speedup, calls, cost, a->stop_reason ?: "unknown");
     free(out);
     free(src);

@@ -32,6 +32,8 @@ expect_grep '^stopped: +rounds: 3 rounds done' "$TMP/out" "the stop reason is pr
 expect_grep '^best: +node [0-9]+ .*1\.3900 ms, 1\.439x over eager' "$TMP/out" "the best kernel is the fastest correct one"
 expect_grep '^verdicts: ok [0-9]+, compile_error 1, runtime_error 1, wrong_result 1' "$TMP/out" "every kind of failure was met once"
 expect_grep '^verified: 1\.3900 ms vs eager 2\.5000 ms = 1\.80x, vs compile 1\.5000 ms = 1\.08x \(interleaved in one process, 10 rounds\)$' "$TMP/out" "the final timing's numbers are printed"
+tests=$((tests + 1))
+! grep -q '^note:' "$TMP/out" && echo "ok: no note when the best kernel beats eager" || { echo "FAIL: a note on a faster kernel"; failures=$((failures + 1)); }
 best1=$(q "$TMP/run1" "select value from task_kv where key = 'best_node'")
 tests=$((tests + 1))
 got=$(q "$TMP/run1" "select group_concat(verdict || ':' || printf('%.4f', speedup) || ':' || report_path, ' ') from (select * from evaluations where node_id = $best1 order by id)")
@@ -114,5 +116,11 @@ mkdir -p "$RESPONDER_DIR" "$FAKE_STATE_DIR"
 expect_exit 0 "a run with --no-final" -- run_agent "$TMP/run5" --run-dir "$TMP/run5" --rounds 1 --no-final
 tests=$((tests + 1))
 ! grep -q '^verified:' "$TMP/out" && [ ! -e "$FAKE_STATE_DIR/final-request.json" ] && echo "ok: --no-final skips the final timing" || { echo "FAIL: --no-final"; failures=$((failures + 1)); }
+# The final timing finds PyTorch eager faster (1.0 ms against the kernel's 1.5): the run
+# says so, since the reference is then the program to keep.
+export RESPONDER_DIR=$TMP/resp6 FAKE_STATE_DIR=$TMP/state6 FAKE_FINAL_EAGER_MS=1.0
+mkdir -p "$RESPONDER_DIR" "$FAKE_STATE_DIR"
+expect_exit 0 "a run whose best is slower than eager" -- run_agent "$TMP/run6" --run-dir "$TMP/run6" --rounds 1
+expect_grep '^note: +the best kernel is slower than PyTorch eager \(0\.667x\): keep the reference$' "$TMP/out" "says the reference is faster"
 expect_exit 2 "resume of a run that does not exist" -- run_agent "$TMP/none" --resume "$TMP/none"
 finish
