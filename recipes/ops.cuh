@@ -94,9 +94,6 @@ inline bool output_fits(const cg_tensor &y, int dtype, int ndim, const int64_t *
     return true;
 }
 
-// An input has the dtype, rank and shape the kernel was generated for; one read whole
-// is contiguous (and clears *aligned unless 16-byte aligned), a scalar has one element.
-// CGR_UNUSED always fits; CGR_BCAST's strides are the caller's to check.
 // t viewed with size-1 dims inserted at the bits of mask (dims of the view), as
 // t.unsqueeze(d) makes them; ndim -1 (fits nothing) past CG_MAX_DIMS.
 inline cg_tensor unsqueezed(const cg_tensor &t, unsigned mask)
@@ -118,6 +115,9 @@ inline cg_tensor unsqueezed(const cg_tensor &t, unsigned mask)
     return v;
 }
 
+// An input has the dtype, rank and shape the kernel was generated for; one read whole
+// is contiguous (and clears *aligned unless 16-byte aligned), a scalar has one element.
+// CGR_UNUSED always fits; CGR_BCAST's strides are the caller's to check.
 inline bool input_fits(const cg_tensor &t, int kind, int dtype, int ndim, const int64_t *shape,
                        bool *aligned)
 {
