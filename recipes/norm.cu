@@ -125,6 +125,27 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #ifndef CGR_GROUP
 #define CGR_GROUP 1                 // rows prefetched: CTAs sharing a row through global memory (> 1: no cluster)
 #endif
+#ifndef CGR_RING
+#define CGR_RING 0                  // rows prefetched: > 0, rows held in a ring of this many shared-memory stages
+#endif
+#ifndef CGR_RING_PIECES
+#define CGR_RING_PIECES 1           // ring: pieces a CTA's chunk of a row is cut into (a stage holds one)
+#endif
+#ifndef CGR_RING_AHEAD
+#define CGR_RING_AHEAD 0            // ring: rows whose partials a CTA publishes before it waits for a row's statistics
+#endif
+#ifndef CGR_RING_REGS
+#define CGR_RING_REGS 0             // ring: rows held in registers, the ring only loading (1) or rows held in the ring (0)
+#endif
+#ifndef CGR_RING_STORE
+#define CGR_RING_STORE 0            // ring: y stored by bulk copies from the stage (1) or by every thread (0)
+#endif
+#ifndef CGR_LAB_NO_WAIT
+#define CGR_LAB_NO_WAIT 0           // ring, lab diagnostic only (wrong results): collect without waiting for the group
+#endif
+#ifndef CGR_POLL_NS
+#define CGR_POLL_NS 32              // ring: nanoseconds between polls of the group's counter
+#endif
 #ifndef CGR_EVICT_FIRST
 #define CGR_EVICT_FIRST 0           // rows prefetched: the bulk copies ask L2 to evict x first (lab option)
 #endif
@@ -175,6 +196,7 @@ constexpr int kHoldMinBlocks = kPersist ? (CGR_MIN_BLOCKS > 1 ? CGR_MIN_BLOCKS :
 constexpr int64_t kHoldChunk = int64_t(kThreads) * (kVecs > 0 ? kVecs : 1);  // vectors a CTA holds
 constexpr int kGroup = CGR_GROUP;
 constexpr int kRowCtas = kCluster * kGroup;                      // CTAs sharing a row
+constexpr int kRingBufs = CGR_RING > 0 ? 2 * CGR_RING_AHEAD + 2 : 2;  // groups: exchanges in the workspace at once
 constexpr int kG = kRowCtas * kRowThreads;                       // threads sharing a row
 constexpr int64_t kMaxRowVecs = kR % kVec == 0 ? kR / kVec : (kR + 2 * kVec - 2) / kVec;
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA");
@@ -186,7 +208,7 @@ static_assert(kMode == POINTWISE || kNstat > 0, "statistics");
 static_assert(kMode != POINTWISE || (kO == 1 && kI == 1), "the pointwise pass is one row");
 static_assert(kLevels >= 1 && kLevels <= 2, "passes of statistics");
 static_assert(!kPersist || (kMode == HOLD && kLevels == 1), "persistent hold: one pass of statistics");
-static_assert(!kLagHints || kLag > 0, "L2 hints: the lagged hold only");
+static_assert(!kLagHints || kLag > 0 || CGR_RING > 0, "L2 hints: the lagged hold or the ring only");
 static_assert(kLag == 0 || (kMode == HOLD && kLevels == 1 && !kPersist && !kDirect), "lagged hold: one pass, last CTA combines");
 static_assert(!kPrefetch || (kMode == ROWS && kVecs > 0 && kRowThreads == kThreads && kR % kVec == 0 &&
                              int64_t(kG) * kVecs * kVec == kR),
@@ -538,6 +560,22 @@ __device__ __forceinline__ void add_vec(const Args &a, int64_t o, int64_t w, con
     }
 }
 
+// The output's 16-byte vector whose elements are at (o, r0 + j) (a whole vector of the row).
+__device__ __forceinline__ uint4 vec_result(const Args &a, int64_t o, int64_t r0, const T (&raw)[kNf][kVec],
+                                            const float *sval, const float *slots)
+{
+    float bv[kNin > 0 ? kNin : 1][kVec];
+    load_bcast<true>(a, o, r0, 0, 0, kVec, bv);
+    alignas(16) T res[kVec];
+    CUTE_UNROLL
+    for (int j = 0; j < kVec; ++j) {
+        float x[kNx];
+        element_x(j, raw, sval, bv, slots, x);
+        res[j] = cgr::from_f<T>(cgr_epi(x));
+    }
+    return *reinterpret_cast<const uint4 *>(res);
+}
+
 // Writes the output for vector w of row o (raw already loaded).
 __device__ __forceinline__ void write_vec(const Args &a, int64_t o, int64_t w, const T (&raw)[kNf][kVec],
                                           const float *sval, const float *slots)
@@ -548,15 +586,7 @@ __device__ __forceinline__ void write_vec(const Args &a, int64_t o, int64_t w, c
     float bv[kNin > 0 ? kNin : 1][kVec];
     T *y = a.out + w * kVec;
     if (jlo == 0 && jhi == kVec) {
-        load_bcast<true>(a, o, r0, 0, 0, kVec, bv);
-        alignas(16) T res[kVec];
-        CUTE_UNROLL
-        for (int j = 0; j < kVec; ++j) {
-            float x[kNx];
-            element_x(j, raw, sval, bv, slots, x);
-            res[j] = cgr::from_f<T>(cgr_epi(x));
-        }
-        store16(y, *reinterpret_cast<const uint4 *>(res));
+        store16(y, vec_result(a, o, r0, raw, sval, slots));
     } else {
         load_bcast<false>(a, o, r0, 0, jlo, jhi, bv);
         CUTE_UNROLL
@@ -800,17 +830,17 @@ using Bar = cutlass::arch::ClusterTransactionBarrier;
 // kChunkBytes from global src into shared dst, completing on mbarrier bar; with
 // CGR_EVICT_FIRST the copy asks L2 to evict these lines first (x is read once: what stays
 // in L2 should be the weights every row reads).
-__device__ __forceinline__ void bulk_copy(const void *src, uint64_t *bar, void *dst)
+__device__ __forceinline__ void bulk_copy(const void *src, uint64_t *bar, void *dst, int bytes = kChunkBytes)
 {
 #if CGR_EVICT_FIRST
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint "
                  "[%0], [%1], %2, [%3], %4;\n"
                  :
-                 : "r"(cute::cast_smem_ptr_to_uint(dst)), "l"(src), "r"(kChunkBytes),
+                 : "r"(cute::cast_smem_ptr_to_uint(dst)), "l"(src), "r"(bytes),
                    "r"(cute::cast_smem_ptr_to_uint(bar)), "l"(uint64_t(cute::TMA::CacheHintSm90::EVICT_FIRST))
                  : "memory");
 #else
-    cute::SM90_BULK_COPY_G2S::copy(src, bar, dst, kChunkBytes);
+    cute::SM90_BULK_COPY_G2S::copy(src, bar, dst, bytes);
 #endif
 }
 
@@ -879,6 +909,348 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_prefetch_kernel
     cg::this_cluster().sync();  // no CTA leaves while another may still read its shared memory
 #endif
 }
+
+#if CGR_RING > 0
+// Ring (CGR_RING stages): rows held in shared memory only, deeper than one row. A CTA's
+// chunk of a row is cut into RING_PIECES pieces; its pieces, row after row, stream through
+// a ring of RING stages (a bulk copy each, completing on the stage's mbarrier). A stage
+// is refilled, RING pieces on, as soon as its piece is written out, so while a CTA waits
+// for its row's statistics the next RING - RING_PIECES pieces keep loading.
+constexpr int kStages = CGR_RING, kPieces = CGR_RING_PIECES;
+constexpr int kPieceVecs = kThreads * kVecs / kPieces;  // 16-byte vectors of one input a piece
+constexpr int kPieceBytes = kPieceVecs * 16;
+constexpr int kStageBytes = kNfull * kPieceBytes;
+constexpr int kRingSmem = kStages * kStageBytes;  // dynamic shared memory
+constexpr int kAhead = CGR_RING_AHEAD;
+constexpr bool kRingRegs = CGR_RING_REGS != 0;
+static_assert(!kRingRegs || (kLevels == 1 && kAhead <= 1), "ring into registers: one pass, at most one row ahead");
+// ring: y written into the stage in place of x and stored by one bulk copy a piece (no
+// thread has global stores in flight when it publishes its partials behind a fence)
+constexpr bool kRingStore = CGR_RING_STORE != 0;
+static_assert(!kRingStore || sizeof(T) * kVec == 16, "ring store: y's vectors are x's");
+// ring: nanoseconds between polls of a group's counter (every CTA of the group polls one
+// word of L2 while it waits)
+constexpr unsigned kPollNs = CGR_POLL_NS;
+static_assert(kVecs % kPieces == 0 && (kRingRegs || kStages >= (kAhead + 1) * kPieces),
+              "ring: whole vectors a thread a piece; the rows being summed and written fit the ring");
+static_assert(kAhead == 0 || (kGroup > 1 && kLevels == 1), "ring ahead: groups, one pass of statistics");
+static_assert(kCluster == 1, "ring: no cluster");
+
+// The CTA's pass-L partial over its chunk of row o, pieces q0.. in the ring (pass 0 waits
+// for them), combined over the CTA into acc (the same in every thread).
+template <int L>
+__device__ __forceinline__ void ring_stats(const Args &a, int64_t o, int64_t c0, int64_t q0, const unsigned char *ring,
+                                           uint64_t *full, const float *sval, const float *slots,
+                                           Acc (*red)[kThreads / 32], Acc (&acc)[kNs])
+{
+    Local loc[kNs];
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        loc[K] = local_init<K>();
+    });
+    for (int p = 0; p < kPieces; ++p) {
+        const int64_t q = q0 + p;
+        const int s = int(q % kStages);
+        if constexpr (L == 0)
+            Bar::wait(&full[s], uint32_t((q / kStages) & 1));
+        const unsigned char *st = ring + s * kStageBytes;
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs / kPieces; ++k) {
+            const int j = int(threadIdx.x) + k * kThreads;
+            T raw[kNf][kVec];
+            CUTE_UNROLL
+            for (int f = 0; f < kNfull; ++f)
+                *reinterpret_cast<uint4 *>(raw[f]) = reinterpret_cast<const uint4 *>(st + f * kPieceBytes)[j];
+            add_vec<L>(a, o, c0 + int64_t(p) * kPieceVecs + j, raw, sval, slots, loc);
+        }
+    }
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        acc[K] = local_done<K>(loc[K]);
+    });
+    group_combine<L>(acc, red);
+}
+
+// Groups in a ring: exchange seq's partials live in buffer seq % kRingBufs of the
+// group's (part [group][buffer][stat][rank], count [group][buffer]). A CTA publishes
+// exchange seq + AHEAD before it collects seq, so a buffer is rewritten 2 x AHEAD + 2
+// exchanges on: by then every CTA of the group has collected it (a CTA publishing seq
+// has collected seq - AHEAD - 1, so every CTA has published it, so has collected seq -
+// 2 x AHEAD - 2). A buffer's counter counts its uses: when it reaches (use + 1) x GROUP
+// every CTA has published this use (a CTA publishes the next use only after that).
+template <int L> __device__ __forceinline__ void ring_publish(const Args &a, int64_t seq, const Acc (&acc)[kNs])
+{
+    const int64_t buf = (blockIdx.x / kGroup) * kRingBufs + seq % kRingBufs;
+    const int rank = int(blockIdx.x % kGroup);
+    float4 *part = a.part + buf * kNstat * kGroup;
+    if (threadIdx.x == 0) {
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) __stcg(&part[K * kGroup + rank], acc[K]);
+        });
+        __threadfence();
+        atomicAdd(a.count + buf, 1u);
+    }
+}
+
+// Waits until the group published exchange seq, then combines its GROUP partials in one
+// fixed order into acc (every CTA gets the same) and sets pass L's slots.
+template <int L>
+__device__ __forceinline__ void ring_collect(const Args &a, int64_t seq, Acc (&acc)[kNs], Acc *fin, float *slots)
+{
+    const int64_t buf = (blockIdx.x / kGroup) * kRingBufs + seq % kRingBufs;
+    const float4 *part = a.part + buf * kNstat * kGroup;
+    if (threadIdx.x == 0) {
+        const volatile unsigned *c = a.count + buf;
+        const unsigned want = unsigned(seq / kRingBufs + 1) * kGroup;
+        unsigned spins = 0;
+        while (!CGR_LAB_NO_WAIT && *c < want && ++spins < (1u << 22))  // bounded (>= 1 s): a wrong result, not a hang
+            __nanosleep(kPollNs);
+        __threadfence();
+    }
+    __syncthreads();
+    warp0_combine<L>(acc, fin, [&](auto kc, int lane) {
+        constexpr int K = decltype(kc)::value;
+        Acc v = acc_identity<K>();
+        for (int r = lane; r < kGroup; r += 32) v = combine<K>(v, __ldcg(&part[K * kGroup + r]));
+        return v;
+    });
+    for_stats([&](auto kc) {
+        constexpr int K = decltype(kc)::value;
+        if constexpr (cgr_stat_level(K) == L) to_slots<K>(acc[K], slots);
+    });
+}
+
+// grid: persistent CTAs, groups of GROUP (all resident: a cooperative launch), group c
+// taking rows c, c + groups, ...; dynamic shared memory: kRingSmem. With RING_AHEAD = D a
+// CTA publishes row i + D's partials before it waits for row i's statistics, so that the
+// exchange's latency hides behind a row's loads and arithmetic.
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(const Args a)
+{
+    extern __shared__ __align__(128) unsigned char ring[];  // [stage][full input][kPieceBytes]
+    __shared__ Acc red[kNs][kThreads / 32];
+    __shared__ Acc fin[kNs];
+    __shared__ alignas(8) uint64_t full[kStages];
+    const int rank = int(blockIdx.x % kGroup);
+    const int64_t first = blockIdx.x / kGroup, stride = gridDim.x / kGroup;
+    const int64_t rows = first < kO ? (kO - 1 - first) / stride + 1 : 0;  // the CTA's rows
+    const int64_t pieces = rows * kPieces;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) Bar::init(&full[s], 1);
+        cutlass::arch::fence_barrier_init();
+    }
+    __syncthreads();
+    auto row_of = [&](int64_t i) { return first + i * stride; };
+    auto chunk_of = [&](int64_t i) { return row_of(i) * (kR / kVec) + int64_t(rank) * kThreads * kVecs; };
+    // thread 0: piece q of the CTA's sequence (its row q / pieces) into its stage
+    auto fetch = [&](int64_t q) {
+        const int s = int(q % kStages);
+        const int64_t e0 = (chunk_of(q / kPieces) + (q % kPieces) * kPieceVecs) * kVec;
+        Bar::arrive_and_expect_tx(&full[s], kStageBytes);
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            if constexpr (In<I>::kind == CGR_FULL)
+                bulk_copy(static_cast<const T *>(a.in[I]) + e0, &full[s],
+                          ring + s * kStageBytes + full_rank(I) * kPieceBytes, kPieceBytes);
+        });
+    };
+    if (threadIdx.x == 0)
+        for (int64_t q = 0; q < kStages && q < pieces; ++q) fetch(q);
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    float slots[kNsl];
+    CUTE_UNROLL
+    for (int s = 0; s < kNsl; ++s) slots[s] = 0.f;
+    // pass L of the CTA's row i: its partial, and (groups) published
+    auto stats = [&](auto lc, int64_t i) {
+        constexpr int L = decltype(lc)::value;
+        Acc acc[kNs];
+        ring_stats<L>(a, row_of(i), chunk_of(i), i * kPieces, ring, full, sval, slots, red, acc);
+        if constexpr (kGroup > 1) {
+            ring_publish<L>(a, i * kLevels + L, acc);
+        } else {
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                if constexpr (cgr_stat_level(K) == L) to_slots<K>(acc[K], slots);
+            });
+        }
+    };
+    auto collect = [&](auto lc, int64_t i) {
+        constexpr int L = decltype(lc)::value;
+        if constexpr (kGroup > 1) {
+            Acc acc[kNs];
+            ring_collect<L>(a, i * kLevels + L, acc, fin, slots);
+        }
+    };
+    using L0 = std::integral_constant<int, 0>;
+    using L1 = std::integral_constant<int, 1>;
+    for (int64_t i = 0; i < kAhead && i < rows; ++i) stats(L0{}, i);
+    for (int64_t i = 0; i < rows; ++i) {
+        if (i + kAhead < rows)
+            stats(L0{}, i + kAhead);
+        collect(L0{}, i);
+        if constexpr (kLevels > 1) {
+            stats(L1{}, i);
+            collect(L1{}, i);
+        }
+        const int64_t o = row_of(i), c0 = chunk_of(i);
+        for (int p = 0; p < kPieces; ++p) {
+            const int64_t q = i * kPieces + p;
+            unsigned char *st = ring + int(q % kStages) * kStageBytes;
+            CUTE_UNROLL
+            for (int k = 0; k < kVecs / kPieces; ++k) {
+                const int j = int(threadIdx.x) + k * kThreads;
+                const int64_t w = c0 + int64_t(p) * kPieceVecs + j;
+                T raw[kNf][kVec];
+                CUTE_UNROLL
+                for (int f = 0; f < kNfull; ++f)
+                    *reinterpret_cast<uint4 *>(raw[f]) = reinterpret_cast<const uint4 *>(st + f * kPieceBytes)[j];
+                if constexpr (kRingStore)  // y in place of x, stored by one bulk copy
+                    reinterpret_cast<uint4 *>(st)[j] = vec_result(a, o, w * kVec - o * kR, raw, sval, slots);
+                else
+                    write_vec(a, o, w, raw, sval, slots);
+            }
+            if constexpr (kRingStore)
+                cutlass::arch::fence_view_async_shared();  // this thread's y visible to the bulk copy
+            __syncthreads();  // the stage is read (and holds y): it takes the piece RING on
+            if (threadIdx.x == 0) {
+                if constexpr (kRingStore) {
+                    cute::SM90_BULK_COPY_S2G::copy(st, a.out + (c0 + int64_t(p) * kPieceVecs) * kVec, kPieceBytes);
+                    cute::tma_store_arrive();
+                    if (q + kStages < pieces)
+                        cute::tma_store_wait<0>();  // y has left the stage
+                }
+                if (q + kStages < pieces) {
+                    cutlass::arch::fence_view_async_shared();
+                    fetch(q + kStages);
+                }
+            }
+        }
+    }
+    if constexpr (kRingStore)
+        if (threadIdx.x == 0)
+            cute::tma_store_wait<0>();  // shared memory stays until the bulk copies have read it
+}
+
+// The ring feeding registers (CGR_RING_REGS): as rows_ring_kernel, but each piece is
+// copied into the threads' registers as its statistics are taken, and its stage refilled
+// at once; the row waits for its group's statistics and is written from the registers. So
+// the whole ring is always loading (RING pieces ahead), while the registers hold the rows
+// being summed and written (1 + RING_AHEAD rows of kVecs vectors a thread).
+template <int Unused = 0>
+__global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_regs_kernel(const Args a)
+{
+    extern __shared__ __align__(128) unsigned char ring[];  // [stage][full input][kPieceBytes]
+    __shared__ Acc red[kNs][kThreads / 32];
+    __shared__ Acc fin[kNs];
+    __shared__ alignas(8) uint64_t full[kStages];
+    const int rank = int(blockIdx.x % kGroup);
+    const int64_t first = blockIdx.x / kGroup, stride = gridDim.x / kGroup;
+    const int64_t rows = first < kO ? (kO - 1 - first) / stride + 1 : 0;  // the CTA's rows
+    const int64_t pieces = rows * kPieces;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStages; ++s) Bar::init(&full[s], 1);
+        cutlass::arch::fence_barrier_init();
+    }
+    __syncthreads();
+    auto row_of = [&](int64_t i) { return first + i * stride; };
+    auto chunk_of = [&](int64_t i) { return row_of(i) * (kR / kVec) + int64_t(rank) * kThreads * kVecs; };
+    auto fetch = [&](int64_t q) {
+        const int s = int(q % kStages);
+        const int64_t e0 = (chunk_of(q / kPieces) + (q % kPieces) * kPieceVecs) * kVec;
+        Bar::arrive_and_expect_tx(&full[s], kStageBytes);
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            if constexpr (In<I>::kind == CGR_FULL)
+                bulk_copy(static_cast<const T *>(a.in[I]) + e0, &full[s],
+                          ring + s * kStageBytes + full_rank(I) * kPieceBytes, kPieceBytes);
+        });
+    };
+    if (threadIdx.x == 0)
+        for (int64_t q = 0; q < kStages && q < pieces; ++q) fetch(q);
+    float sval[kNin > 0 ? kNin : 1];
+    load_scalars(a, sval);
+    float slots[kNsl];
+    CUTE_UNROLL
+    for (int s = 0; s < kNsl; ++s) slots[s] = 0.f;
+    constexpr int kPer = kVecs / kPieces;  // vectors a thread a piece
+    using Held = T[kVecs][kNf][kVec];
+    Held held[kAhead + 1];
+    auto vec_of = [&](int64_t i, int k) {
+        return chunk_of(i) + int64_t(k / kPer) * kPieceVecs + int(threadIdx.x) + (k % kPer) * kThreads;
+    };
+    // row i into h, piece by piece (each stage refilled as soon as it is read), its pass-0
+    // partial taken on the way and published (groups)
+    auto take = [&](int64_t i, Held &h) {
+        const int64_t o = row_of(i);
+        Local loc[kNs];
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            loc[K] = local_init<K>();
+        });
+        CUTE_UNROLL
+        for (int p = 0; p < kPieces; ++p) {
+            const int64_t q = i * kPieces + p;
+            const int s = int(q % kStages);
+            Bar::wait(&full[s], uint32_t((q / kStages) & 1));
+            const unsigned char *st = ring + s * kStageBytes;
+            CUTE_UNROLL
+            for (int k = 0; k < kPer; ++k)
+                CUTE_UNROLL
+                for (int f = 0; f < kNfull; ++f)
+                    *reinterpret_cast<uint4 *>(h[p * kPer + k][f]) =
+                        reinterpret_cast<const uint4 *>(st + f * kPieceBytes)[threadIdx.x + k * kThreads];
+            __syncthreads();  // the stage is read: it takes the piece RING on
+            if (threadIdx.x == 0 && q + kStages < pieces) {
+                cutlass::arch::fence_view_async_shared();
+                fetch(q + kStages);
+            }
+            CUTE_UNROLL
+            for (int k = 0; k < kPer; ++k) add_vec<0>(a, o, vec_of(i, p * kPer + k), h[p * kPer + k], sval, slots, loc);
+        }
+        Acc acc[kNs];
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            acc[K] = local_done<K>(loc[K]);
+        });
+        group_combine<0>(acc, red);
+        if constexpr (kGroup > 1) {
+            ring_publish<0>(a, i, acc);
+        } else {
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                to_slots<K>(acc[K], slots);
+            });
+        }
+    };
+    if constexpr (kAhead > 0)
+        if (rows > 0)
+            take(0, held[0]);
+    for (int64_t i = 0; i < rows; ++i) {
+        Held &cur = held[0];
+        if constexpr (kAhead > 0) {
+            if (i + 1 < rows)
+                take(i + 1, held[kAhead]);
+        } else {
+            take(i, cur);
+        }
+        if constexpr (kGroup > 1) {
+            Acc acc[kNs];
+            ring_collect<0>(a, i, acc, fin, slots);
+        }
+        const int64_t o = row_of(i);
+        CUTE_UNROLL
+        for (int k = 0; k < kVecs; ++k) write_vec(a, o, vec_of(i, k), cur[k], sval, slots);
+        if constexpr (kAhead > 0)
+            CUTE_UNROLL
+            for (int k = 0; k < kVecs; ++k)
+                CUTE_UNROLL
+                for (int f = 0; f < kNfull; ++f)
+                    *reinterpret_cast<uint4 *>(cur[k][f]) = *reinterpret_cast<const uint4 *>(held[kAhead][k][f]);
+    }
+}
+#endif
 #endif
 
 // ------------------------------------------------------------------ COLS
@@ -1519,13 +1891,13 @@ constexpr int64_t kStatRows = kO * kI;
 // zeroed each call. Groups: at most kMaxGroups (the GPU's resident CTAs / GROUP is fewer).
 constexpr int64_t kMaxGroups = kGroup > 1 ? (kO < 4096 / kGroup ? kO : (4096 / kGroup > 0 ? 4096 / kGroup : 1)) : 0;
 constexpr bool kUsesWs = kMode == SPLIT || kMode == HOLD || kGroup > 1;
-constexpr size_t kPartBytes = kGroup > 1 ? size_t(kMaxGroups) * 2 * kNstat * kGroup * sizeof(Acc)
+constexpr size_t kPartBytes = kGroup > 1 ? size_t(kMaxGroups) * kRingBufs * kNstat * kGroup * sizeof(Acc)
                               : kUsesWs  ? size_t(kStatRows) * kSplit * kNstat * sizeof(Acc)
                                          : 0;
 constexpr size_t kSlotOffset = (kPartBytes + 255) / 256 * 256;
 constexpr size_t kCountOffset = (kSlotOffset + size_t(kStatRows) * kNslot * sizeof(float) + 255) / 256 * 256;
 constexpr size_t kCountBytes = kMode == HOLD || kFused ? 8 + 2 * size_t(kLevels) * kO * sizeof(unsigned)
-                               : kGroup > 1 ? 8 + size_t(kMaxGroups) * sizeof(unsigned)
+                               : kGroup > 1 ? 8 + size_t(kMaxGroups) * kRingBufs * sizeof(unsigned)
                                             : 0;
 constexpr size_t kWorkspace = kUsesWs ? kCountOffset + kCountBytes : 0;
 constexpr int64_t kApplyChunk = int64_t(kThreads) * kUnroll;  // vectors per CTA of the apply pass
@@ -1552,6 +1924,28 @@ template <int M> static int launch(const Args &a, cudaStream_t stream)
         if (kApplyCtas > 0x7fffffff)
             return CG_UNSUPPORTED;
         apply_rows<><<<unsigned(kApplyCtas), kThreads, 0, stream>>>(a);
+    } else if constexpr (M == ROWS && kPrefetch && CGR_RING > 0) {
+#if CGR_ROWS_PREFETCH && CGR_RING > 0
+        // every CTA of a group resident at once (as in the groups below)
+        static int resident = 0;
+        constexpr auto kernel = kRingRegs ? rows_ring_regs_kernel<> : rows_ring_kernel<>;
+        if (resident == 0 && (resident = cgr::resident_ctas(kernel, kThreads, kRingSmem)) < 0) {
+            resident = 0;
+            return CG_LAUNCH_FAILED;
+        }
+        int64_t groups = resident / kGroup;
+        groups = groups < kO ? groups : kO;
+        if constexpr (kGroup > 1)
+            groups = groups < kMaxGroups ? groups : kMaxGroups;
+        if (groups < 1)
+            return CG_UNSUPPORTED;
+        if constexpr (kGroup > 1)
+            if (cudaMemsetAsync(a.ticket, 0, kCountBytes, stream) != cudaSuccess)
+                return CG_LAUNCH_FAILED;
+        if (int rc = cgr::launch_cooperative(kernel, dim3(unsigned(groups * kGroup)), kThreads, kRingSmem,
+                                             stream, a))
+            return rc;
+#endif
     } else if constexpr (M == ROWS && kPrefetch && kGroup > 1) {
 #if CGR_ROWS_PREFETCH
         // every CTA of a group resident at once: as many groups as the GPU holds, launched

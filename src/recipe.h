@@ -324,6 +324,10 @@ typedef struct recipe_params {
     int group;       /* NORM rows prefetched, rows longer than a cluster holds: CTAs sharing
                         a row, exchanging partial statistics through the workspace (CGR_GROUP;
                         persistent, launched cooperatively); 0: none */
+    int ring;        /* NORM group: > 0, each CTA's chunk of a row cut into ring_pieces pieces
+                        streaming through a ring of `ring` shared-memory stages, the row held
+                        there (CGR_RING, CGR_RING_PIECES); 0: a row in registers, one ahead */
+    int ring_pieces;
     recipe_gemm_params gemm; /* GEMM */
     recipe_conv_params conv; /* CONV */
     struct recipe_pool_params {

@@ -454,6 +454,8 @@ void recipe_params_format(const recipe_params *k, strbuf *out)
         strbuf_adds(out, " prefetch");
     if (k->group > 1)
         strbuf_addf(out, " group=%d", k->group);
+    if (k->ring > 0)
+        strbuf_addf(out, " ring=%dx%d", k->ring, k->ring_pieces);
     if (k->fast)
         strbuf_adds(out, " fast");
     if (k->pool.tx)

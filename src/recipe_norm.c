@@ -1792,6 +1792,19 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         }
         if (p->r >= (1 << 20)) {
             bool held_first = false;
+            /* the group's ring (a row in shared memory, its pieces streaming through six
+             * stages) before the persistent held chunks: H200 (docs/perf.md, lab rounds
+             * 21-27, 35_GroupNorm_) 4.74-4.76 ms in five runs against their 4.95-5.21 */
+            recipe_params ring_k = grp_k;
+            ring_k.ring = 6;
+            ring_k.ring_pieces = 4;
+            for (int i = 0; i < nhold && rows >= 2 * sms && grp_k.group && grp_k.cache % 4 == 0 &&
+                            (int64_t)nf * 512 * grp_k.cache * 16 / 4 * 6 <= hw->smem_per_block - 1024;
+                 i++)
+                if (hold_k[i].persist) {
+                    n = push_k(out, n, max, ring_k);
+                    break;
+                }
             for (int i = 0; i < nhold && rows >= 2 * sms; i++)
                 if (hold_k[i].persist) {
                     n = push_k(out, n, max, hold_k[i]);
@@ -1982,6 +1995,8 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         strbuf_adds(sb, "#define CGR_ROWS_PREFETCH 1\n");
     if (mode == NM_ROWS && k->prefetch && k->group > 1)
         strbuf_addf(sb, "#define CGR_GROUP %d\n", k->group);
+    if (mode == NM_ROWS && k->prefetch && k->group > 1 && k->ring > 0)
+        strbuf_addf(sb, "#define CGR_RING %d\n#define CGR_RING_PIECES %d\n", k->ring, k->ring_pieces);
     strbuf_addf(sb, "#define CGR_VECS %d\n#define CGR_SPLIT %d\n#define CGR_UNROLL %d\n",
                 mode == NM_ROWS || mode == NM_COLS || mode == NM_HOLD ? k->cache : 0,
                 mode == NM_SPLIT || mode == NM_HOLD ? k->split : 1, k->unroll > 0 ? k->unroll : 1);

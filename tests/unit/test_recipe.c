@@ -1919,30 +1919,43 @@ static void test_norm_variants(void **state)
     recipe_hw_default(&hw);
     recipe_plan_release(&p);
 
-    /* GroupNorm (rows of 2 Mi): first held chunks with persistent CTAs (one pass of
-     * statistics; 256 chunks a row fit twice 3 CTAs an SM on 132 SMs), then groups of 64
-     * persistent CTAs holding a row, then the two-kernel form (statistics split 4 and 2
-     * ways a row, then the output), then held chunks; the lagged chunks (512 a row) late */
+    /* GroupNorm (rows of 2 Mi): first groups of 64 persistent CTAs holding a row in a ring
+     * of 6 shared-memory stages (4 pieces a chunk), then held chunks with persistent CTAs
+     * (one pass of statistics; 256 chunks a row fit twice 3 CTAs an SM on 132 SMs), then
+     * the same groups holding a row in registers, then the two-kernel form (statistics
+     * split 4 and 2 ways a row, then the output), then held chunks; the lagged chunks (512
+     * a row) late */
     load("groupnorm", &p);
     n = recipe_variants(&p, &hw, v, 64);
-    assert_true(n > 6 && v[1].group == 64 && v[1].prefetch && v[1].cache == 16 && v[2].split == 4 && v[3].split == 2);
+    assert_true(n > 7 && v[0].group == 64 && v[0].prefetch && v[0].cache == 16 && v[0].ring == 6 &&
+                v[0].ring_pieces == 4);
+    assert_true(v[2].group == 64 && v[2].ring == 0 && v[3].split == 4 && v[4].split == 2);
     for (int i = 0; i < n; i++)
-        assert_true((v[i].group == 0 || i == 1) && (v[i].lag == 0 || i == 6));
-    assert_true(v[6].lag == 1 && v[6].split == 512 && v[6].cache == 4 && !v[6].persist);
-    assert_int_equal(recipe_norm_mode(&p, &v[6]), NM_HOLD);
-    assert_generated(&p, &v[6], (const char *const[]){ "#define CGR_HOLD_LAG 1\n", "#define CGR_MODE 4", NULL });
-    assert_int_equal(recipe_norm_mode(&p, &v[2]), NM_SPLIT);
+        assert_true((v[i].group == 0 || i == 0 || i == 2) && (v[i].ring == 0 || i == 0) && (v[i].lag == 0 || i == 7));
+    assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_ROWS);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_RING 6\n", "#define CGR_RING_PIECES 4\n",
+                                                       "#define CGR_GROUP 64\n", "#define CGR_ROWS_PREFETCH 1\n", NULL });
+    assert_true(v[7].lag == 1 && v[7].split == 512 && v[7].cache == 4 && !v[7].persist);
+    assert_int_equal(recipe_norm_mode(&p, &v[7]), NM_HOLD);
+    assert_generated(&p, &v[7], (const char *const[]){ "#define CGR_HOLD_LAG 1\n", "#define CGR_MODE 4", NULL });
     assert_int_equal(recipe_norm_mode(&p, &v[3]), NM_SPLIT);
-    assert_int_equal(recipe_norm_mode(&p, &v[4]), NM_HOLD);
+    assert_int_equal(recipe_norm_mode(&p, &v[4]), NM_SPLIT);
+    assert_int_equal(recipe_norm_mode(&p, &v[5]), NM_HOLD);
     int persistent = -1;
     for (int i = n - 1; i >= 0; i--)
         if (v[i].persist)
             persistent = i;
-    assert_int_equal(persistent, 0);
+    assert_int_equal(persistent, 1);
     assert_int_equal(recipe_norm_mode(&p, &v[persistent]), NM_HOLD);
-    assert_true(!v[4].persist && v[persistent].threads == v[4].threads && v[persistent].split == v[4].split &&
+    assert_true(!v[5].persist && v[persistent].threads == v[5].threads && v[persistent].split == v[5].split &&
                 v[persistent].min_blocks == 3 && v[persistent].split <= 2 * 3 * hw.sms);
     assert_generated(&p, &v[persistent], (const char *const[]){ "#define CGR_HOLD_PERSIST 1\n", "#define CGR_MODE 4", NULL });
+    /* a GPU whose CTAs get too little shared memory for six stages: no ring */
+    hw.smem_per_block = 160 * 1024;
+    n = recipe_variants(&p, &hw, v, 64);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(v[i].ring, 0);
+    recipe_hw_default(&hw);
     recipe_plan_release(&p);
 
     /* a strided reduction over 64 channels: a thread a column, the column in registers */
