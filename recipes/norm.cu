@@ -23,6 +23,13 @@
 //   publishes its partial and counts itself in on the group's counter, then waits until
 //   the counter says all GROUP did and combines the GROUP partials in one fixed order.
 //   Every CTA must be resident at once: a cooperative launch, or none.
+//   With RING = S > 0 (groups, sm_90) a row is held in shared memory only: each CTA's chunk
+//   of a row is cut into RING_PIECES pieces that stream through a ring of S stages (a bulk
+//   copy each, on the stage's mbarrier), a stage refilled S pieces on as soon as its piece
+//   is written, so the next rows keep loading while a row waits for its statistics.
+//   Lab options: RING_AHEAD (publish the next row's partials before waiting), RING_STORE
+//   (y by bulk copies from the stage), RING_REGS (pieces copied to registers, the ring
+//   only loading), and the diagnostics LAB_NO_WAIT, LAB_COPY_ONLY (wrong results: for ncu).
 // - COLS (INNER > 1, a strided reduction): a thread per column (o, n), threads along n
 //   (coalesced), looping over r; with VECS == R the column is held in registers.
 // - SPLIT (few long rows or columns): each row or column is split over SPLIT CTAs; their
@@ -142,6 +149,9 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #endif
 #ifndef CGR_LAB_NO_WAIT
 #define CGR_LAB_NO_WAIT 0           // ring, lab diagnostic only (wrong results): collect without waiting for the group
+#endif
+#ifndef CGR_LAB_COPY_ONLY
+#define CGR_LAB_COPY_ONLY 0         // ring, lab diagnostic only (wrong results): y = x through the ring, no statistics
 #endif
 #ifndef CGR_POLL_NS
 #define CGR_POLL_NS 32              // ring: nanoseconds between polls of the group's counter
@@ -282,6 +292,41 @@ template <int K> __device__ __forceinline__ void local_add(Local &l, float v)
         l.b += t;
         l.c = fmaf(t, t, l.c);
         l.d += 1.f;
+    }
+}
+
+// A whole vector's values added to l: sums and the deviations of (mean, variance) summed
+// in a tree over the vector first (two dependent adds a vector instead of kVec), the
+// shift taken once a vector; extremes one by one.
+template <int K> __device__ __forceinline__ void local_add_vec(Local &l, const float (&v)[kVec])
+{
+    constexpr int kind = cgr_stat_kind(K);
+    if constexpr (kind == SUM || kind == VAR) {
+        float t[kVec], q[kVec];
+        if constexpr (kind == VAR)
+            l.a = l.d == 0.f ? v[0] : l.a;
+        CUTE_UNROLL
+        for (int j = 0; j < kVec; ++j) {
+            t[j] = kind == VAR ? v[j] - l.a : v[j];
+            q[j] = t[j] * t[j];
+        }
+        CUTE_UNROLL
+        for (int w = kVec / 2; w > 0; w /= 2)
+            CUTE_UNROLL
+            for (int j = 0; j < w; ++j) {
+                t[j] += t[j + w];
+                q[j] += q[j + w];
+            }
+        if constexpr (kind == SUM) {
+            l.a += t[0];
+        } else {
+            l.b += t[0];
+            l.c += q[0];
+            l.d += float(kVec);
+        }
+    } else {
+        CUTE_UNROLL
+        for (int j = 0; j < kVec; ++j) local_add<K>(l, v[j]);
     }
 }
 
@@ -553,7 +598,21 @@ __device__ __forceinline__ void add_vec(const Args &a, int64_t o, int64_t w, con
     };
     if (jlo == 0 && jhi == kVec) {
         load_bcast<true>(a, o, r0, 0, 0, kVec, bv);
-        body(0, kVec);
+        // a whole vector: its values first, then each statistic takes them together
+        float val[kNs][kVec];
+        CUTE_UNROLL
+        for (int j = 0; j < kVec; ++j) {
+            float x[kNx];
+            element_x(j, raw, sval, bv, slots, x);
+            for_stats([&](auto kc) {
+                constexpr int K = decltype(kc)::value;
+                if constexpr (cgr_stat_level(K) == L) val[K][j] = cgr_pro(K, x);
+            });
+        }
+        for_stats([&](auto kc) {
+            constexpr int K = decltype(kc)::value;
+            if constexpr (cgr_stat_level(K) == L) local_add_vec<K>(loc[K], val[K]);
+        });
     } else {
         load_bcast<false>(a, o, r0, 0, jlo, jhi, bv);
         body(jlo, jhi);
@@ -961,7 +1020,8 @@ __device__ __forceinline__ void ring_stats(const Args &a, int64_t o, int64_t c0,
             CUTE_UNROLL
             for (int f = 0; f < kNfull; ++f)
                 *reinterpret_cast<uint4 *>(raw[f]) = reinterpret_cast<const uint4 *>(st + f * kPieceBytes)[j];
-            add_vec<L>(a, o, c0 + int64_t(p) * kPieceVecs + j, raw, sval, slots, loc);
+            if constexpr (!CGR_LAB_COPY_ONLY)
+                add_vec<L>(a, o, c0 + int64_t(p) * kPieceVecs + j, raw, sval, slots, loc);
         }
     }
     for_stats([&](auto kc) {
@@ -1067,7 +1127,9 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(con
         constexpr int L = decltype(lc)::value;
         Acc acc[kNs];
         ring_stats<L>(a, row_of(i), chunk_of(i), i * kPieces, ring, full, sval, slots, red, acc);
-        if constexpr (kGroup > 1) {
+        if constexpr (CGR_LAB_COPY_ONLY) {
+            (void)acc;
+        } else if constexpr (kGroup > 1) {
             ring_publish<L>(a, i * kLevels + L, acc);
         } else {
             for_stats([&](auto kc) {
@@ -1078,7 +1140,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(con
     };
     auto collect = [&](auto lc, int64_t i) {
         constexpr int L = decltype(lc)::value;
-        if constexpr (kGroup > 1) {
+        if constexpr (kGroup > 1 && !CGR_LAB_COPY_ONLY) {
             Acc acc[kNs];
             ring_collect<L>(a, i * kLevels + L, acc, fin, slots);
         }
@@ -1106,7 +1168,9 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(con
                 CUTE_UNROLL
                 for (int f = 0; f < kNfull; ++f)
                     *reinterpret_cast<uint4 *>(raw[f]) = reinterpret_cast<const uint4 *>(st + f * kPieceBytes)[j];
-                if constexpr (kRingStore)  // y in place of x, stored by one bulk copy
+                if constexpr (CGR_LAB_COPY_ONLY)
+                    store16(a.out + w * kVec, *reinterpret_cast<const uint4 *>(raw[0]));
+                else if constexpr (kRingStore)  // y in place of x, stored by one bulk copy
                     reinterpret_cast<uint4 *>(st)[j] = vec_result(a, o, w * kVec - o * kR, raw, sval, slots);
                 else
                     write_vec(a, o, w, raw, sval, slots);

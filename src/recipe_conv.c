@@ -510,8 +510,9 @@ int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co)
  * would be padding), and so is one whose shared memory (4 bytes x 32 x (BM + BN) x
  * stages) passes 227 KB or whose pixel tiles are fewer than the SMs (unless nothing else
  * is left). The first is the 128 x 128 tile of recipes/gemm_tc.cu's first variant (or
- * 128 x 64 for COUT <= 64); each 3xTF32 tile is followed by others; the plain TF32 copy
- * of the first comes last (it may fail an fp32 tolerance of 1e-4).
+ * 128 x 64 for COUT <= 64; 256 x 64 for a transposed convolution); each 3xTF32 tile is
+ * followed by others; the plain TF32 copy of the first comes last (it may fail an fp32
+ * tolerance of 1e-4: it did on 57 and level 2 #5, lab round 20).
  */
 int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
@@ -558,6 +559,16 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             out[n++] = k;
         }
     }
+    /* transposed: the 256 x 64 tile first where it is offered. H200 (docs/perf.md, lab
+     * round 20): 57 (stride 1) 17.1 ms against 128 x 64's 20.9, level 2 #5 (stride 2)
+     * 29.1 against 34.0; the other tiles slower still */
+    for (int i = 1; c->transposed && i < n; i++)
+        if (out[i].conv.bm == 256 && out[i].conv.bn == 64) {
+            recipe_params k = out[i];
+            memmove(&out[1], &out[0], (size_t)i * sizeof out[0]);
+            out[0] = k;
+            break;
+        }
     if (n > 0 && n < max) {
         recipe_params k = out[0];
         k.conv.prec = 1;

@@ -1278,6 +1278,20 @@ static void test_convt_plans_generate(void **state)
     assert_true(p.family == RECIPE_CONV && c->transposed && !c->depthwise && c->dims == 2);
     assert_true(c->cin == 64 && c->cout == 64 && c->out[1] == 1026 && c->out[2] == 1026);
     assert_true(c->gk == 64 * 9 && c->m == 8LL * 1026 * 1026 && c->bias == -1);
+    /* the 256 x 64 tile first (lab round 20: 1.22x the 128 x 64 tile), then the others,
+     * the plain TF32 copy of the first last */
+    recipe_hw hw0;
+    recipe_hw_default(&hw0);
+    recipe_params tv[RECIPE_MAX_VARIANTS];
+    int tn = recipe_variants(&p, &hw0, tv, RECIPE_MAX_VARIANTS);
+    assert_true(tn >= 3 && tv[0].conv.bm == 256 && tv[0].conv.bn == 64 && tv[0].conv.prec == 0);
+    assert_true(tv[1].conv.bm == 128 && tv[1].conv.bn == 64);
+    assert_true(tv[tn - 1].conv.prec == 1 && tv[tn - 1].conv.bm == 256);
+    recipe_plan_release(&p);
+    /* a forward convolution keeps its order (128 x 128 first, or 128 x 64) */
+    load("conv2d_relu_biasadd", &p);
+    tn = recipe_variants(&p, &hw0, tv, RECIPE_MAX_VARIANTS);
+    assert_true(tn >= 2 && !p.conv.transposed && tv[0].conv.bm == 128);
     recipe_plan_release(&p);
     /* level 1 #79: (131072 - 1)*2 - 2 + 2*2 + 1 */
     load("convt_l1_79_1d", &p);
