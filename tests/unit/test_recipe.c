@@ -1969,6 +1969,14 @@ static void test_norm_variants(void **state)
     n = recipe_variants(&p, &hw, v, 64);
     for (int i = 0; i < n; i++)
         assert_int_equal(v[i].ring, 0);
+    assert_true(n > 0 && v[0].persist);
+    recipe_hw_default(&hw);
+    /* sm_80 (A100, no bulk copies): neither ring nor groups; the held chunks first */
+    hw.sm = 80;
+    n = recipe_variants(&p, &hw, v, 64);
+    for (int i = 0; i < n; i++)
+        assert_true(v[i].ring == 0 && v[i].group == 0);
+    assert_true(n > 0 && v[0].persist);
     recipe_hw_default(&hw);
     recipe_plan_release(&p);
 
