@@ -5,7 +5,8 @@
 # variant (or, when SPEC is a .cu file, from that kernel; VARIANT is then ignored) with
 # each EDIT applied: "s/from/to/" is a sed expression on the generated file,
 # anything else ("CGR_PROMOTE 2") a #define put in front of it. Built through `cutegen
-# build` (sm_90a unless LAB_ARCH says otherwise). With LAB_PTXAS=1 also writes
+# build` (sm_90a unless LAB_ARCH says otherwise). LAB_GPU=NAME: the variants
+# `cutegen recipe --gpu NAME` lists (an A100's SM80-class paths, built to run here). With LAB_PTXAS=1 also writes
 # OUTDIR/NAME.ptxas: registers and spills of each kernel (nvcc -Xptxas -v).
 set -euo pipefail
 out=$1 spec=$2 v=$3
@@ -16,7 +17,7 @@ mkdir -p "$out"
 cu="$out/$name.cu"
 case $spec in
   *.cu) cp "$spec" "$cu.tmp" ;;
-  *) "$CG" recipe --spec "$spec" --variant "$v" --out "$cu.tmp" >/dev/null ;;
+  *) "$CG" recipe --spec "$spec" --variant "$v" ${LAB_GPU:+--gpu "$LAB_GPU"} --out "$cu.tmp" >/dev/null ;;
 esac
 for e in "$@"; do
   case $e in s/*|s\|*) sed -i -e "$e" "$cu.tmp" ;; esac

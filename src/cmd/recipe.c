@@ -11,11 +11,12 @@
 #include <string.h>
 
 #include "cmd/commands.h"
+#include "gpu.h"
 #include "recipe.h"
 #include "util.h"
 
 static const char usage_text[] =
-    "usage: cutegen recipe --spec SPEC.json [--variant K] [--out K.cu] [--list]\n"
+    "usage: cutegen recipe --spec SPEC.json [--variant K] [--out K.cu] [--list] [--gpu NAME]\n"
     "\n"
     "Recognises what a task spec computes (pointwise chains; reductions, softmax and\n"
     "log-softmax over one dim; normalisations by statistics broadcast back; a matrix\n"
@@ -29,6 +30,10 @@ static const char usage_text[] =
     "  --out FILE        write the kernel here (default: print nothing but the plan)\n"
     "  --list            list the parameter sets worth trying, one a line\n"
     "  --recipes DIR     the templates (default: the project's recipes/)\n"
+    "  --gpu NAME        choose the variants for this GPU instead of an H200: h200, h100,\n"
+    "                    h100 pcie, a100, a100 80gb, l40s, 4090 (or a device name as CUDA\n"
+    "                    reports it). Below sm_90 the SM80-class paths: no clusters, bulk\n"
+    "                    copies or WGMMA. `cutegen run` asks the GPU it runs on itself.\n"
     "  -h, --help        this text\n"
     "\n"
     "Exit codes: 0 covered; 1 not covered; 2 bad usage; 3 bad spec; 9 template or\n"
@@ -40,23 +45,25 @@ static const struct option long_opts[] = {
     { "out", required_argument, NULL, 'o' },
     { "list", no_argument, NULL, 'l' },
     { "recipes", required_argument, NULL, 'r' },
+    { "gpu", required_argument, NULL, 'g' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
 };
 
 int cmd_recipe(int argc, char **argv)
 {
-    const char *spec = NULL, *out_path = NULL, *dir = NULL;
+    const char *spec = NULL, *out_path = NULL, *dir = NULL, *gpu_name = NULL;
     int variant = 0, c;
     bool list = false;
     char *end;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "s:v:o:lr:h", long_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:v:o:lr:g:h", long_opts, NULL)) != -1) {
         switch (c) {
         case 's': spec = optarg; break;
         case 'o': out_path = optarg; break;
         case 'l': list = true; break;
         case 'r': dir = optarg; break;
+        case 'g': gpu_name = optarg; break;
         case 'v':
             variant = (int)strtol(optarg, &end, 10);
             if (*end || variant < 0) {
@@ -77,6 +84,11 @@ int cmd_recipe(int argc, char **argv)
         fputs(usage_text, stderr);
         return EXIT_USAGE;
     }
+    const gpu_facts *gpu = NULL;
+    if (gpu_name && !(gpu = gpu_lookup(gpu_name, 0, 0))) {
+        error("unknown GPU '%s': give one of h200, h100, h100 pcie, a100, a100 80gb, l40s, 4090", gpu_name);
+        return EXIT_USAGE;
+    }
     recipe_plan plan;
     recipe_plan_init(&plan);
     strbuf why = STRBUF_INIT, text = STRBUF_INIT;
@@ -94,7 +106,10 @@ int cmd_recipe(int argc, char **argv)
     recipe_describe(&plan, &text);
     fputs(text.buf, stdout);
     recipe_hw hw;
-    recipe_hw_default(&hw);
+    recipe_hw_from_gpu(gpu, &hw);
+    if (gpu)
+        printf("gpu: %s (sm_%d, %d SMs, %d KB of shared memory a CTA)\n", gpu->name, hw.sm, hw.sms,
+               hw.smem_per_block / 1024);
     recipe_params vars[64];
     int nv = recipe_variants(&plan, &hw, vars, 64);
     if (list) {

@@ -37,6 +37,18 @@ expect_grep() {
   echo "ok: $3"
 }
 
+# expect_nogrep PATTERN FILE DESCRIPTION: no line of FILE matches
+expect_nogrep() {
+  tests=$((tests + 1))
+  if grep -q -E -- "$1" "$2"; then
+    echo "FAIL: $3: /$1/ found in $(basename "$2"):"
+    grep -E -- "$1" "$2" | sed 's/^/  | /' | head -10
+    failures=$((failures + 1))
+    return 1
+  fi
+  echo "ok: $3"
+}
+
 skip() {
   echo "SKIP: $*"
   exit 77

@@ -85,6 +85,14 @@ echo "80 $TMP/gen/logsoftmax_module_fp16.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/chain_bcast.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/triplet_margin.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/cumsum_masked.sm80.cu -" >>"$jobs"
+# the generator's own first choice for an A100 (`--gpu a100`: the SM80-class paths), for sm_80
+for f in groupnorm softmax; do
+  if ! "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$f.json" --gpu a100 --out "$TMP/gen/$f.a100.cu" \
+       >/dev/null 2>"$TMP/err"; then
+    echo "FAIL: generate $f for an A100"; cat "$TMP/err"; failures=$((failures + 1)); continue
+  fi
+  echo "80 $TMP/gen/$f.a100.cu -" >>"$jobs"
+done
 # norms: the first variant without a cluster or bulk copies (InstanceNorm's rows are held by CTAs that
 # take chunks in order instead) and a split kernel (LayerNorm)
 for nk in instancenorm layernorm; do

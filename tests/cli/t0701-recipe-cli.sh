@@ -5,7 +5,7 @@
 D="$SRC/tests/data/recipe"
 
 expect_exit 0 "recipe --help" -- "$CUTEGEN" recipe --help
-for flag in --spec --variant --out --list --recipes; do
+for flag in --spec --variant --out --list --recipes --gpu; do
   expect_grep "$flag" "$TMP/out" "--help documents $flag"
 done
 expect_exit 2 "recipe without a spec" -- "$CUTEGEN" recipe
@@ -21,6 +21,21 @@ expect_exit 0 "swish plan" -- "$CUTEGEN" recipe --spec "$D/swish.json" --list
 expect_grep "^family: pointwise" "$TMP/out" "family printed"
 expect_grep "^expression: \(x \* sigmoid\(x\)\)" "$TMP/out" "expression printed"
 expect_grep "^variant 0: threads=" "$TMP/out" "variants listed"
+
+# --gpu: the variants for another GPU; below sm_90 no clusters, bulk copies, rings
+expect_exit 0 "groupnorm on an H200" -- "$CUTEGEN" recipe --spec "$D/groupnorm.json" --list
+expect_grep "^variant 0: .*prefetch group=64 ring=6x4" "$TMP/out" "the H200's first variant is the ring"
+expect_exit 0 "groupnorm on an A100" -- "$CUTEGEN" recipe --spec "$D/groupnorm.json" --list --gpu a100
+expect_grep "^gpu: NVIDIA A100 40GB \(sm_80, 108 SMs" "$TMP/out" "the GPU chosen is printed"
+expect_grep "^variant 0: " "$TMP/out" "A100 variants listed"
+for w in ring= group= prefetch cluster=; do
+  expect_nogrep "^variant .*$w" "$TMP/out" "no $w variant on sm_80"
+done
+expect_exit 0 "softmax on an RTX 4090" -- "$CUTEGEN" recipe --spec "$D/softmax.json" --list --gpu 4090
+expect_grep "^gpu: NVIDIA GeForce RTX 4090 \(sm_89" "$TMP/out" "the 4090 is sm_89"
+expect_nogrep "^variant .*cluster=" "$TMP/out" "no cluster variant on sm_89"
+expect_exit 2 "an unknown GPU" -- "$CUTEGEN" recipe --spec "$D/softmax.json" --gpu tpu
+expect_grep "unknown GPU 'tpu': give one of h200" "$TMP/err" "the known GPUs are named"
 
 expect_exit 0 "argmax plan" -- "$CUTEGEN" recipe --spec "$D/argmax_dim.json"
 expect_grep "^reduction: argmax over dim 1: \(outer 128, r 4096, inner 4095\)" "$TMP/out" "reduction printed"
