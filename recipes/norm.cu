@@ -29,7 +29,8 @@
 //   is written, so the next rows keep loading while a row waits for its statistics.
 //   Lab options: RING_AHEAD (publish the next row's partials before waiting), RING_STORE
 //   (y by bulk copies from the stage), RING_REGS (pieces copied to registers, the ring
-//   only loading), and the diagnostics LAB_NO_WAIT, LAB_COPY_ONLY (wrong results: for ncu).
+//   only loading), RING_RELACQ (the exchange by a release add and acquire loads), POLL_NS,
+//   and the diagnostics LAB_NO_WAIT, LAB_COPY_ONLY (wrong results: for ncu only).
 // - COLS (INNER > 1, a strided reduction): a thread per column (o, n), threads along n
 //   (coalesced), looping over r; with VECS == R the column is held in registers.
 // - SPLIT (few long rows or columns): each row or column is split over SPLIT CTAs; their
@@ -152,6 +153,9 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #endif
 #ifndef CGR_LAB_COPY_ONLY
 #define CGR_LAB_COPY_ONLY 0         // ring, lab diagnostic only (wrong results): y = x through the ring, no statistics
+#endif
+#ifndef CGR_RING_RELACQ
+#define CGR_RING_RELACQ 0           // ring: the exchange by a release add and acquire loads (lab option)
 #endif
 #ifndef CGR_POLL_NS
 #define CGR_POLL_NS 32              // ring: nanoseconds between polls of the group's counter
@@ -1048,8 +1052,12 @@ template <int L> __device__ __forceinline__ void ring_publish(const Args &a, int
             constexpr int K = decltype(kc)::value;
             if constexpr (cgr_stat_level(K) == L) __stcg(&part[K * kGroup + rank], acc[K]);
         });
-        __threadfence();
-        atomicAdd(a.count + buf, 1u);
+        if constexpr (CGR_RING_RELACQ) {  // one release add instead of a fence and an add
+            asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(a.count + buf) : "memory");
+        } else {
+            __threadfence();
+            atomicAdd(a.count + buf, 1u);
+        }
     }
 }
 
@@ -1064,9 +1072,19 @@ __device__ __forceinline__ void ring_collect(const Args &a, int64_t seq, Acc (&a
         const volatile unsigned *c = a.count + buf;
         const unsigned want = unsigned(seq / kRingBufs + 1) * kGroup;
         unsigned spins = 0;
-        while (!CGR_LAB_NO_WAIT && *c < want && ++spins < (1u << 22))  // bounded (>= 1 s): a wrong result, not a hang
-            __nanosleep(kPollNs);
-        __threadfence();
+        if constexpr (CGR_RING_RELACQ) {  // acquire loads instead of volatile ones and a fence
+            unsigned got;
+            auto load = [&] {
+                asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(got) : "l"(a.count + buf) : "memory");
+                return got;
+            };
+            while (!CGR_LAB_NO_WAIT && load() < want && ++spins < (1u << 22))
+                __nanosleep(kPollNs);
+        } else {
+            while (!CGR_LAB_NO_WAIT && *c < want && ++spins < (1u << 22))  // bounded (>= 1 s): a wrong result, not a hang
+                __nanosleep(kPollNs);
+            __threadfence();
+        }
     }
     __syncthreads();
     warp0_combine<L>(acc, fin, [&](auto kc, int lane) {

@@ -122,11 +122,12 @@ extra() {
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
 # bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant
 extra groupnorm_persist_direct groupnorm persistent "CGR_HOLD_DIRECT 1"
-# the ring's lab options (bench/labs/2026-12-04-round2[2-6].sh) on GroupNorm's ring: groups
-# of 128 publishing a row ahead and storing y by bulk copies; the ring feeding registers
+# the ring's lab options (bench/labs/2026-12-04-round2[2-6].sh, round31.sh) on GroupNorm's
+# ring: groups of 128 publishing a row ahead, storing y by bulk copies, exchanging by a
+# release add and acquire loads; the ring feeding registers
 extra groupnorm_ring_ahead_store groupnorm 'ring=6x4' 's/^#define CGR_GROUP 64$/#define CGR_GROUP 128/' \
   's/^#define CGR_VECS 16$/#define CGR_VECS 8/' 's/^#define CGR_RING_PIECES 4$/#define CGR_RING_PIECES 2/' \
-  "CGR_RING_AHEAD 1" "CGR_RING_STORE 1"
+  "CGR_RING_AHEAD 1" "CGR_RING_STORE 1" "CGR_RING_RELACQ 1"
 extra groupnorm_ring_regs groupnorm 'ring=6x4' "CGR_RING_REGS 1"
 # a norm cluster of 16 CTAs (not portable: launched through cgr::launch_cluster; lab
 # round 10, bench/labs/2026-12-03-round10.sh) from InstanceNorm's cluster of 8
