@@ -1099,6 +1099,52 @@ __device__ __forceinline__ void ring_collect(const Args &a, int64_t seq, Acc (&a
     });
 }
 
+// A CTA's rows and its ring: it takes rows first, first + stride, ... of its group (its
+// i-th row row_of(i), its chunk of it chunk_of(i)); piece q of that sequence (row q /
+// pieces) goes to stage q % RING, one bulk copy a full-size input (thread 0). start()
+// sets up the stages' mbarriers and fetches the first RING pieces. Every thread of the
+// CTA must call start().
+struct RingFeed {
+    const Args &a;
+    unsigned char *ring;  // [stage][full input][kPieceBytes]
+    uint64_t *full;       // [stage]
+    int rank;
+    int64_t first, stride, rows, pieces;
+
+    __device__ RingFeed(const Args &args, unsigned char *r, uint64_t *f)
+        : a(args), ring(r), full(f), rank(int(blockIdx.x % kGroup)), first(blockIdx.x / kGroup),
+          stride(gridDim.x / kGroup), rows(first < kO ? (kO - 1 - first) / stride + 1 : 0), pieces(rows * kPieces)
+    {
+    }
+    __device__ int64_t row_of(int64_t i) const { return first + i * stride; }
+    __device__ int64_t chunk_of(int64_t i) const
+    {
+        return row_of(i) * (kR / kVec) + int64_t(rank) * kThreads * kVecs;
+    }
+    __device__ void fetch(int64_t q) const
+    {
+        const int s = int(q % kStages);
+        const int64_t e0 = (chunk_of(q / kPieces) + (q % kPieces) * kPieceVecs) * kVec;
+        Bar::arrive_and_expect_tx(&full[s], kStageBytes);
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            if constexpr (In<I>::kind == CGR_FULL)
+                bulk_copy(static_cast<const T *>(a.in[I]) + e0, &full[s],
+                          ring + s * kStageBytes + full_rank(I) * kPieceBytes, kPieceBytes);
+        });
+    }
+    __device__ void start() const
+    {
+        if (threadIdx.x == 0) {
+            for (int s = 0; s < kStages; ++s) Bar::init(&full[s], 1);
+            cutlass::arch::fence_barrier_init();
+        }
+        __syncthreads();
+        if (threadIdx.x == 0)
+            for (int64_t q = 0; q < kStages && q < pieces; ++q) fetch(q);
+    }
+};
+
 // grid: persistent CTAs, groups of GROUP (all resident: a cooperative launch), group c
 // taking rows c, c + groups, ...; dynamic shared memory: kRingSmem. With RING_AHEAD = D a
 // CTA publishes row i + D's partials before it waits for row i's statistics, so that the
@@ -1110,31 +1156,12 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(con
     __shared__ Acc red[kNs][kThreads / 32];
     __shared__ Acc fin[kNs];
     __shared__ alignas(8) uint64_t full[kStages];
-    const int rank = int(blockIdx.x % kGroup);
-    const int64_t first = blockIdx.x / kGroup, stride = gridDim.x / kGroup;
-    const int64_t rows = first < kO ? (kO - 1 - first) / stride + 1 : 0;  // the CTA's rows
-    const int64_t pieces = rows * kPieces;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < kStages; ++s) Bar::init(&full[s], 1);
-        cutlass::arch::fence_barrier_init();
-    }
-    __syncthreads();
-    auto row_of = [&](int64_t i) { return first + i * stride; };
-    auto chunk_of = [&](int64_t i) { return row_of(i) * (kR / kVec) + int64_t(rank) * kThreads * kVecs; };
-    // thread 0: piece q of the CTA's sequence (its row q / pieces) into its stage
-    auto fetch = [&](int64_t q) {
-        const int s = int(q % kStages);
-        const int64_t e0 = (chunk_of(q / kPieces) + (q % kPieces) * kPieceVecs) * kVec;
-        Bar::arrive_and_expect_tx(&full[s], kStageBytes);
-        for_inputs([&](auto ic) {
-            constexpr int I = decltype(ic)::value;
-            if constexpr (In<I>::kind == CGR_FULL)
-                bulk_copy(static_cast<const T *>(a.in[I]) + e0, &full[s],
-                          ring + s * kStageBytes + full_rank(I) * kPieceBytes, kPieceBytes);
-        });
-    };
-    if (threadIdx.x == 0)
-        for (int64_t q = 0; q < kStages && q < pieces; ++q) fetch(q);
+    const RingFeed feed(a, ring, full);
+    feed.start();
+    const int64_t rows = feed.rows, pieces = feed.pieces;
+    auto row_of = [&](int64_t i) { return feed.row_of(i); };
+    auto chunk_of = [&](int64_t i) { return feed.chunk_of(i); };
+    auto fetch = [&](int64_t q) { feed.fetch(q); };
     float sval[kNin > 0 ? kNin : 1];
     load_scalars(a, sval);
     float slots[kNsl];
@@ -1227,30 +1254,12 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_regs_kerne
     __shared__ Acc red[kNs][kThreads / 32];
     __shared__ Acc fin[kNs];
     __shared__ alignas(8) uint64_t full[kStages];
-    const int rank = int(blockIdx.x % kGroup);
-    const int64_t first = blockIdx.x / kGroup, stride = gridDim.x / kGroup;
-    const int64_t rows = first < kO ? (kO - 1 - first) / stride + 1 : 0;  // the CTA's rows
-    const int64_t pieces = rows * kPieces;
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < kStages; ++s) Bar::init(&full[s], 1);
-        cutlass::arch::fence_barrier_init();
-    }
-    __syncthreads();
-    auto row_of = [&](int64_t i) { return first + i * stride; };
-    auto chunk_of = [&](int64_t i) { return row_of(i) * (kR / kVec) + int64_t(rank) * kThreads * kVecs; };
-    auto fetch = [&](int64_t q) {
-        const int s = int(q % kStages);
-        const int64_t e0 = (chunk_of(q / kPieces) + (q % kPieces) * kPieceVecs) * kVec;
-        Bar::arrive_and_expect_tx(&full[s], kStageBytes);
-        for_inputs([&](auto ic) {
-            constexpr int I = decltype(ic)::value;
-            if constexpr (In<I>::kind == CGR_FULL)
-                bulk_copy(static_cast<const T *>(a.in[I]) + e0, &full[s],
-                          ring + s * kStageBytes + full_rank(I) * kPieceBytes, kPieceBytes);
-        });
-    };
-    if (threadIdx.x == 0)
-        for (int64_t q = 0; q < kStages && q < pieces; ++q) fetch(q);
+    const RingFeed feed(a, ring, full);
+    feed.start();
+    const int64_t rows = feed.rows, pieces = feed.pieces;
+    auto row_of = [&](int64_t i) { return feed.row_of(i); };
+    auto chunk_of = [&](int64_t i) { return feed.chunk_of(i); };
+    auto fetch = [&](int64_t q) { feed.fetch(q); };
     float sval[kNin > 0 ? kNin : 1];
     load_scalars(a, sval);
     float slots[kNsl];
