@@ -1792,24 +1792,21 @@ int recipe_norm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         }
         if (p->r >= (1 << 20)) {
             bool held_first = false;
+            for (int i = 0; i < nhold && rows >= 2 * sms; i++)
+                held_first |= hold_k[i].persist != 0;
             /* the group's ring (a row in shared memory, its pieces streaming through six
-             * stages) before the persistent held chunks: H200 (docs/perf.md, lab rounds
-             * 21-27, 35_GroupNorm_) 4.74-4.76 ms in five runs against their 4.95-5.21 */
+             * stages of a quarter chunk) before the persistent held chunks: H200
+             * (docs/perf.md, lab rounds 21-29, 35_GroupNorm_) 4.74-4.76 ms in five runs
+             * against their 4.95-5.21 */
             recipe_params ring_k = grp_k;
             ring_k.ring = 6;
             ring_k.ring_pieces = 4;
-            for (int i = 0; i < nhold && rows >= 2 * sms && grp_k.group && grp_k.cache % 4 == 0 &&
-                            (int64_t)nf * 512 * grp_k.cache * 16 / 4 * 6 <= hw->smem_per_block - 1024;
-                 i++)
-                if (hold_k[i].persist) {
-                    n = push_k(out, n, max, ring_k);
-                    break;
-                }
-            for (int i = 0; i < nhold && rows >= 2 * sms; i++)
-                if (hold_k[i].persist) {
+            if (held_first && grp_k.group && grp_k.cache % 4 == 0 &&
+                (int64_t)nf * 512 * grp_k.cache * 16 / 4 * 6 <= hw->smem_per_block - 1024)
+                n = push_k(out, n, max, ring_k);
+            for (int i = 0; i < nhold && held_first; i++)
+                if (hold_k[i].persist)
                     n = push_k(out, n, max, hold_k[i]);
-                    held_first = true;
-                }
             if (grp_k.group && held_first)
                 n = push_k(out, n, max, grp_k);
             while (si < nsplit)
