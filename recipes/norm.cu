@@ -29,7 +29,8 @@
 //   is written, so the next rows keep loading while a row waits for its statistics.
 //   Lab options: RING_AHEAD (publish the next row's partials before waiting), RING_STORE
 //   (y by bulk copies from the stage), RING_REGS (pieces copied to registers, the ring
-//   only loading), RING_RELACQ (the exchange by a release add and acquire loads), POLL_NS,
+//   only loading), RING_RELACQ 0 (the exchange by a fence and an add, volatile polls and
+//   a fence, as before round 31; by default a release add and acquire loads), POLL_NS,
 //   and the diagnostics LAB_NO_WAIT, LAB_COPY_ONLY (wrong results: for ncu only).
 // - COLS (INNER > 1, a strided reduction): a thread per column (o, n), threads along n
 //   (coalesced), looping over r; with VECS == R the column is held in registers.
@@ -155,7 +156,8 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #define CGR_LAB_COPY_ONLY 0         // ring, lab diagnostic only (wrong results): y = x through the ring, no statistics
 #endif
 #ifndef CGR_RING_RELACQ
-#define CGR_RING_RELACQ 0           // ring: the exchange by a release add and acquire loads (lab option)
+#define CGR_RING_RELACQ 1           // ring: the exchange by a release add and acquire loads (0: a fence and an
+                                    // add, volatile polls and a fence; H200 lab round 31: 4.710 -> 4.566 ms)
 #endif
 #ifndef CGR_POLL_NS
 #define CGR_POLL_NS 32              // ring: nanoseconds between polls of the group's counter

@@ -288,6 +288,8 @@ typedef struct recipe_gemm_params {
     int gemv_rows;   /* recipes/gemm_gemv.cu: rows a CTA (0: not the GEMV kernel) */
     int sumb;        /* gemm_gemv.cu: a GEMM whose rows are summed through an affine map,
                         as A @ (sum of B's rows) (recipe_gemm_sumb) */
+    int wgmma;       /* recipes/gemm_wgmma.cu (sm_90: warpgroup MMAs fed by a producer
+                        warpgroup that splits the operands): bm/64 consumer warpgroups */
 } recipe_gemm_params;
 /* The tuning parameters of recipes/conv_tc.cu (CONV). */
 typedef struct recipe_conv_params {

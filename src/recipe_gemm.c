@@ -1124,6 +1124,49 @@ static int push_split_chain(recipe_params *out, int n, int max, const struct sco
     return n;
 }
 
+/* Shared memory of recipes/gemm_wgmma.cu: big and small copies of both operand tiles a
+ * stage, the raw copies' ring, the stages' mbarriers, 1024 bytes to align the base. */
+#define WGMMA_RAW_STAGES 0 /* recipes/gemm_wgmma.cu's CGR_RAW_STAGES */
+static int wgmma_smem(const recipe_gemm_params *t)
+{
+    int tile = (t->bm + t->bn) * t->bk * 4;
+    return 2 * tile * t->stages + tile * WGMMA_RAW_STAGES + 16 * t->stages + 1024;
+}
+
+/*
+ * Hopper's warpgroup MMAs (sm_90; recipes/gemm_wgmma.cu): 128 x 128 tiles (two consumer
+ * warpgroups) at 3 stages, and 64 x 128 (one) at 4 where 128 x 128 tiles leave SMs idle;
+ * neither where the tiles would keep fewer than half the SMs busy (no split-K here), nor
+ * for row reductions (gemm_tc.cu does those), nor below sm_90.
+ */
+static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, const recipe_hw *hw)
+{
+    const recipe_gemm_plan *g = &p->gemm;
+    static const int cand[][3] = { { 128, 128, 3 }, { 64, 128, 4 } };
+    if (hw->sm < 90 || p->r != 0)
+        return n;
+    int64_t big_tiles = cdiv(g->m, 128) * cdiv(g->n, 128) * g->batch;
+    for (size_t c = 0; c < sizeof cand / sizeof cand[0]; c++) {
+        recipe_gemm_params t;
+        memset(&t, 0, sizeof t);
+        t.wgmma = 1;
+        t.bm = cand[c][0], t.bn = cand[c][1], t.bk = 32, t.stages = cand[c][2];
+        t.wm = t.bm / 64, t.wn = 1;
+        t.split_k = 1;
+        t.group = 8;
+        t.min_blocks = 1;
+        if (wgmma_smem(&t) > hw->smem_per_block)
+            continue;
+        int64_t tiles = cdiv(g->m, t.bm) * cdiv(g->n, t.bn) * g->batch;
+        if (t.bm == 64 && big_tiles >= hw->sms)
+            continue;
+        if (2 * tiles < hw->sms) /* most SMs idle: gemm_tc.cu's split-K does better */
+            continue;
+        n = push_params(out, n, max, &t, 128 * (t.bm / 64 + 1));
+    }
+    return n;
+}
+
 /*
  * Tensor-core kernel: every tile that fits the SM (shared memory, registers by
  * tc_regs, threads) gets a cost, the time of its waves of CTAs: tiles / (SMs x CTAs an
@@ -1219,6 +1262,9 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         if (i == 0)
             n = push_split_chain(out, n, max, s, ns, g, p->r);
     }
+    /* after mma.sync's five: on the H200 the WGMMA kernel is correct but slower (lab rounds
+     * 32-33, docs/perf.md: 1_Square 2.63 ms against 1.97) */
+    n = push_wgmma(out, n, max, p, hw);
     for (int i = 0; i < ns && i < 2; i++) {
         recipe_gemm_params t = s[i].t;
         t.prec = RECIPE_GEMM_TF32;
@@ -1237,6 +1283,12 @@ void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
                     t->sumb ? " (A @ the sum of B's rows)" : "");
         return;
     }
+    if (t->wgmma) {
+        strbuf_addf(out, "gemm wgmma %s tile=%dx%dx%d warpgroups=1+%d stages=%d group=%d",
+                    t->prec == RECIPE_GEMM_TF32 ? "tf32" : "3xtf32", t->bm, t->bn, t->bk, t->bm / 64,
+                    t->stages, t->group);
+        return;
+    }
     strbuf_addf(out, "gemm %s tile=%dx%dx%d warps=%dx%d stages=%d split_k=%d group=%d minb=%d",
                 t->prec == RECIPE_GEMM_TF32 ? "tf32" : "3xtf32", t->bm, t->bn, t->bk, t->wm, t->wn,
                 t->stages, t->split_k, t->group, t->min_blocks);
@@ -1249,7 +1301,7 @@ void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
 const char *recipe_gemm_template(const recipe_plan *p, const recipe_params *k)
 {
     (void)p;
-    return k->gemm.gemv_rows ? "gemm_gemv.cu" : "gemm_tc.cu";
+    return k->gemm.gemv_rows ? "gemm_gemv.cu" : k->gemm.wgmma ? "gemm_wgmma.cu" : "gemm_tc.cu";
 }
 
 static void emit_dims(strbuf *sb, const char *macro, const recipe_plan *p, bool strides)
@@ -1298,6 +1350,10 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         bool va = ca % 4 == 0 && g->lda % 4 == 0 && g->a_bstride % 4 == 0;
         bool vb = cb % 4 == 0 && g->ldb % 4 == 0 && g->b_bstride % 4 == 0;
         strbuf_addf(sb, "#define CGR_VEC_A %d\n#define CGR_VEC_B %d\n", va ? 4 : 1, vb ? 4 : 1);
+        /* recipes/gemm_wgmma.cu: tiles by TMA where both operands are K-major rows of
+         * 16-byte multiples in one batch (the producer then only splits them) */
+        if (t->wgmma)
+            strbuf_addf(sb, "#define CGR_TMA %d\n", g->a_kmajor && g->b_kmajor && va && vb && g->batch == 1);
         strbuf_addf(sb, "#define CGR_BM %d\n#define CGR_BN %d\n#define CGR_BK %d\n#define CGR_WM %d\n"
                         "#define CGR_WN %d\n#define CGR_STAGES %d\n#define CGR_MINB %d\n"
                         "#define CGR_SPLITK %d\n#define CGR_GROUP %d\n#define CGR_PREC %d\n",

@@ -23,3 +23,4 @@ b c95 level1/95 $F/cross_entropy.json 0 a100-v0
 b t99 level1/99 $F/triplet_margin.json 0 a100-v0
 b t57 level1/57 $F/convt_l1_57_2d.json 0 a100-v0
 b t205 level2/5 $F/convt_l2_5_sub_tanh.json 0 a100-v0
+b m1 level1/1 $F/matmul.json 0 a100-v0

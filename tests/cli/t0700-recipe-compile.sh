@@ -32,6 +32,7 @@ echo "90a $SRC/recipes/reduce.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/softmax_cluster.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/norm.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/gemm_tc.cu $SRC/recipes" >>"$jobs"
+echo "90a $SRC/recipes/gemm_wgmma.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/gemm_gemv.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/conv_tc.cu $SRC/recipes" >>"$jobs"
 echo "90a $SRC/recipes/conv_dw.cu $SRC/recipes" >>"$jobs"
@@ -119,15 +120,23 @@ extra() {
     >"$TMP/gen/$name.cu"
   echo "90a $TMP/gen/$name.cu -" >>"$jobs"
 }
+# the WGMMA GEMM (recipes/gemm_wgmma.cu): A M-major with 4-byte loads (irregular sizes),
+# a triangular product, tiles by TMA (a Linear: both operands K-major), and its raw ring
+# of cp.async copies (lab option, round 33)
+extra linear_wgmma_tma l2_gemm_add_relu 'gemm wgmma'
+extra matmul_ta_wgmma kb_l1_16_matmul_ta 'gemm wgmma'
+extra matmul_irregular_wgmma matmul_irregular 'gemm wgmma'
+extra triu_matmul_wgmma triu_matmul 'gemm wgmma'
+extra matmul_wgmma_raw3 matmul 'gemm wgmma' 's/^#define CGR_STAGES 3$/#define CGR_STAGES 2/' "CGR_RAW_STAGES 3"
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
 # bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant
 extra groupnorm_persist_direct groupnorm persistent "CGR_HOLD_DIRECT 1"
 # the ring's lab options (bench/labs/2026-12-04-round2[2-6].sh, round31.sh) on GroupNorm's
 # ring: groups of 128 publishing a row ahead, storing y by bulk copies, exchanging by a
-# release add and acquire loads; the ring feeding registers
+# fence and an add (the exchange before round 31); the ring feeding registers
 extra groupnorm_ring_ahead_store groupnorm 'ring=6x4' 's/^#define CGR_GROUP 64$/#define CGR_GROUP 128/' \
   's/^#define CGR_VECS 16$/#define CGR_VECS 8/' 's/^#define CGR_RING_PIECES 4$/#define CGR_RING_PIECES 2/' \
-  "CGR_RING_AHEAD 1" "CGR_RING_STORE 1" "CGR_RING_RELACQ 1"
+  "CGR_RING_AHEAD 1" "CGR_RING_STORE 1" "CGR_RING_RELACQ 0"
 extra groupnorm_ring_regs groupnorm 'ring=6x4' "CGR_RING_REGS 1"
 # a norm cluster of 16 CTAs (not portable: launched through cgr::launch_cluster; lab
 # round 10, bench/labs/2026-12-03-round10.sh) from InstanceNorm's cluster of 8

@@ -48,6 +48,8 @@ for spec in "$SRC"/tests/data/recipe/emu/*.json; do
     [ "$name" = nn_aligned ] && picks="0 $(sed -n 's/^variant \([0-9]*\): gemm tf32.*/\1/p' "$TMP/plan" | head -1)"
   fi
   for k in $picks; do
+    # the WGMMA kernel (recipes/gemm_wgmma.cu) is not emulated: its layouts are checked below
+    grep -q "^variant $k: gemm wgmma" "$TMP/plan" && { echo "FAIL: $name variant $k is a WGMMA kernel: emulate gemm_tc.cu variants"; failures=$((failures + 1)); continue; }
     out="$TMP/gen/$name.v$k.cu"
     if ! "$CUTEGEN" recipe --spec "$spec" --variant "$k" --out "$out" >/dev/null 2>"$TMP/err"; then
       echo "FAIL: generate $name variant $k"; cat "$TMP/err"; failures=$((failures + 1)); continue
@@ -72,6 +74,35 @@ retile nt_bmm 256 128 32 4 2 3
 retile tn_vec 128 128 32 2 2 3
 retile tn_vec 128 256 32 2 4 3
 retile tt_odd 64 128 32 2 2 4
+
+# recipes/gemm_wgmma.cu: the producer's swizzle arithmetic and thread mapping against
+# CuTe's layouts (tests/cli/recipe_wgmma_layout.cpp), for the variants listed and a
+# 64 x 64 tile at 3 stages
+: >"$TMP/wgmma_jobs"
+for spec in matmul bmm; do
+  plan=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$spec.json" --list 2>&1)
+  for k in $(echo "$plan" | sed -n 's/^variant \([0-9]*\): gemm wgmma.*/\1/p'); do
+    "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$spec.json" --variant "$k" --out "$TMP/gen/wgmma_$spec.v$k.cu" >/dev/null
+    echo "wgmma_$spec.v$k $(echo "$plan" | grep -m1 "^variant $k:" | cut -d: -f2-)" >>"$TMP/wgmma_jobs"
+  done
+done
+if [ -f "$TMP/gen/wgmma_matmul.v0.cu" ]; then
+  sed -e "s/^#define CGR_BM .*/#define CGR_BM 64/" -e "s/^#define CGR_BN .*/#define CGR_BN 64/" \
+      -e "s/^#define CGR_STAGES .*/#define CGR_STAGES 3/" "$TMP/gen/wgmma_matmul.v0.cu" >"$TMP/gen/wgmma_matmul.t64x64.cu"
+  echo "wgmma_matmul.t64x64 tile=64x64x32 stages=3" >>"$TMP/wgmma_jobs"
+fi
+while read -r name desc; do
+  tests=$((tests + 1))
+  if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \
+       "$SRC/tests/cli/recipe_wgmma_layout.cpp" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
+    echo "FAIL: compile $name ($desc)"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+  elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
+    echo "ok: $name ($desc): $(tail -1 "$TMP/log/$name.log")"
+  else
+    echo "FAIL: $name ($desc):"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+  fi
+done <"$TMP/wgmma_jobs"
+[ -s "$TMP/wgmma_jobs" ] || { echo "FAIL: no WGMMA variant of matmul or bmm listed"; failures=$((failures + 1)); }
 
 cat >"$TMP/run.sh" <<EOS
 #!/usr/bin/env bash

@@ -773,6 +773,16 @@ static void test_gemm_plans(void **state)
     strbuf_release(&line);
 }
 
+/* The first variant of gemm_tc.cu (mma.sync). */
+static int first_mma_sync(const recipe_params *v, int n)
+{
+    int i = 0;
+    while (i < n && v[i].gemm.wgmma)
+        i++;
+    assert_true(i < n);
+    return i;
+}
+
 static void test_gemm_variants(void **state)
 {
     (void)state;
@@ -784,23 +794,26 @@ static void test_gemm_variants(void **state)
     int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
     assert_true(n >= 4);
     assert_int_equal(v[0].gemm.prec, RECIPE_GEMM_3XTF32);
+    int t0 = first_mma_sync(v, n); /* 0: the WGMMA variants come later (test_gemm_wgmma) */
     int tf32 = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = t0; i < n; i++) {
         const recipe_gemm_params *t = &v[i].gemm;
+        if (t->wgmma)
+            continue;
         assert_int_equal(v[i].threads, 32 * t->wm * t->wn);
         assert_true((t->bm + t->bn) * t->bk * 4 * t->stages <= hw.smem_per_block);
         assert_int_equal(t->bm % (16 * t->wm), 0);
         assert_int_equal(t->bn % (16 * t->wn), 0);
         if (t->split_k != 1) {
             /* the one split variant: long chains cut to <= 2048, chained, in 3xTF32 */
-            assert_int_equal(i, 1);
+            assert_int_equal(i, t0 + 1);
             assert_int_equal(t->prec, RECIPE_GEMM_3XTF32);
             assert_true((p.gemm.k + t->split_k - 1) / t->split_k <= 2048);
             assert_int_equal(recipe_tf32_promote((p.gemm.k + t->split_k - 1) / t->split_k), 0);
         }
         tf32 += t->prec == RECIPE_GEMM_TF32;
     }
-    assert_true(p.gemm.k > 2048 && v[1].gemm.split_k > 1);
+    assert_true(p.gemm.k > 2048 && v[t0 + 1].gemm.split_k > 1);
     assert_true(tf32 >= 1); /* offered, flagged: the judge decides */
     /* promotion: chains up to 2048 chained, longer ones a k-tile at a time */
     assert_int_equal(recipe_tf32_promote(64), 0);
@@ -835,7 +848,8 @@ static void test_gemm_variants(void **state)
     load("tall_skinny", &p);
     assert_true(p.gemm.k <= 128);
     n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
-    assert_true(n >= 2 && v[0].gemm.min_blocks >= 2 && v[1].gemm.min_blocks >= 2);
+    t0 = first_mma_sync(v, n);
+    assert_true(n >= t0 + 2 && v[t0].gemm.min_blocks >= 2 && v[t0 + 1].gemm.min_blocks >= 2);
     recipe_plan_release(&p);
     /* M = N = 256, K = 524288: a few tiles, K split over the SMs */
     load("matmul_large_k", &p);
@@ -892,6 +906,73 @@ static void test_gemm_variants(void **state)
     recipe_plan_release(&p);
     strbuf_release(&cu);
     strbuf_release(&err);
+}
+
+/* Hopper's warpgroup MMAs (recipes/gemm_wgmma.cu): offered on sm_90 for plain products of
+ * every operand layout, with one producer warpgroup besides the bm/64 consumers and their
+ * shared memory within the SM's; not below sm_90, not for row reductions, not where the
+ * tiles would leave most SMs idle (M = N = 256: gemm_tc.cu's split-K instead). */
+static void test_gemm_wgmma(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_plan p;
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    static const char *offered[] = { "matmul", "matmul_ta", "matmul_tb", "matmul_tab", "bmm", "matmul_irregular",
+                                     "l2_gemm_add_relu", "triu_matmul" };
+    int tma_seen = 0;
+    for (size_t f = 0; f < sizeof offered / sizeof offered[0]; f++) {
+        load(offered[f], &p);
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        int w = 0;
+        for (int i = 0; i < n; i++) {
+            const recipe_gemm_params *t = &v[i].gemm;
+            if (!t->wgmma)
+                continue;
+            w++;
+            assert_int_equal(v[i].threads, 128 * (t->bm / 64 + 1));
+            assert_int_equal(t->bk, 32);
+            assert_int_equal(t->split_k, 1);
+            assert_true(2 * t->stages * (t->bm + t->bn) * t->bk * 4 + 1024 <= hw.smem_per_block);
+        }
+        assert_true(w >= 1);
+        /* after mma.sync's first choices (slower on the H200: lab rounds 32-33) */
+        int k = 0;
+        while (!v[k].gemm.wgmma)
+            k++;
+        assert_true(k >= 1 && !v[0].gemm.wgmma);
+        strbuf cu = STRBUF_INIT, err = STRBUF_INIT, line = STRBUF_INIT;
+        assert_int_equal(recipe_generate(&p, &v[k], recipe_dir(), &cu, &err), 0);
+        assert_non_null(strstr(cu.buf, "GMMA::Layout_K_SW128_Atom"));
+        assert_non_null(strstr(cu.buf, "#define CGR_BM 128\n"));
+        /* tiles by TMA only where both operands are K-major (16-byte rows, one batch) */
+        bool tma = p.gemm.a_kmajor && p.gemm.b_kmajor && p.gemm.batch == 1 && p.gemm.k % 4 == 0;
+        assert_non_null(strstr(cu.buf, tma ? "#define CGR_TMA 1\n" : "#define CGR_TMA 0\n"));
+        tma_seen += tma;
+        recipe_params_format(&v[k], &line);
+        assert_non_null(strstr(line.buf, "gemm wgmma 3xtf32 tile=128x128x32 warpgroups=1+2"));
+        strbuf_release(&cu);
+        strbuf_release(&err);
+        strbuf_release(&line);
+        recipe_plan_release(&p);
+    }
+    assert_true(tma_seen >= 2); /* matmul_tb, l2_gemm_add_relu */
+    static const char *not_offered[] = { "matmul_large_k", "kb_l2_99_gelu_softmax", "kb_l2_22_lse_mish" };
+    for (size_t f = 0; f < sizeof not_offered / sizeof not_offered[0]; f++) {
+        load(not_offered[f], &p);
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        for (int i = 0; i < n; i++)
+            assert_int_equal(v[i].gemm.wgmma, 0);
+        recipe_plan_release(&p);
+    }
+    /* an A100: mma.sync only */
+    hw.sm = 80;
+    load("matmul", &p);
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(v[i].gemm.wgmma, 0);
+    recipe_plan_release(&p);
 }
 
 /* ------------------------------------------------------------------ CONV */
@@ -2407,6 +2488,7 @@ int main(void)
         cmocka_unit_test(test_variants_pruned),
         cmocka_unit_test(test_gemm_plans),
         cmocka_unit_test(test_gemm_variants),
+        cmocka_unit_test(test_gemm_wgmma),
         cmocka_unit_test(test_conv_recognition),
         cmocka_unit_test(test_conv_plans),
         cmocka_unit_test(test_conv_index_math),

@@ -1,0 +1,622 @@
+// recipes/gemm_wgmma.cu: an fp32 GEMM on Hopper's warpgroup MMAs (WGMMA, sm_90a) in
+// split precision (3xTF32), with a fused pointwise epilogue.
+//
+// C[b](m, n) = epi(sum_k A[b](m, k) * B[b](n, k), inputs at (row, n)), the problem and its
+// parameters as in gemm_tc.cu (the same CGR_* names; the generator writes the same
+// lines): A K-major or M-major, B K-major or N-major, a batch, a triangular mask, the
+// epilogue inputs of gemm_epi.cuh. No split-K and no row reduction here (gemm_tc.cu does
+// those).
+//
+// Why a producer that splits: WGMMA reads TF32 operands only K-major from shared memory,
+// and 3xTF32 needs each operand twice (big = x with its low 13 mantissa bits cleared,
+// small = tf32(x - big)), so a tile cannot go from memory to the tensor cores untouched.
+// One producer warpgroup loads A's and B's tiles (16-byte loads along the contiguous
+// dimension, either major), splits every value and writes big and small into K-major
+// 128-byte-swizzled tiles (GMMA::Layout_K_SW128_Atom: one atom is BK = 32 floats of 8
+// rows), STAGES deep; then fence.proxy.async (the WGMMAs read through the async proxy)
+// and an arrive on the stage's mbarrier. BM/64 consumer warpgroups each own 64 rows of
+// the CTA tile: for each of a k-tile's 4 k-blocks of 8 they issue
+// a_small*b_big, a_big*b_small, a_big*b_big (SS WGMMAs, m64 nBN k8), wait, release the
+// stage to the producer (its empty mbarrier) and, with CGR_PROMOTE != 0, add the tile's
+// products (a zeroed partial: the first WGMMA of a tile does not read its accumulator)
+// to the accumulator in fp32: the tensor cores' adds truncate, and chained over a long K
+// that biases results toward zero (recipes/tf32_mma.cuh). CGR_PROMOTE 0 chains into the
+// accumulator (K <= 2048, as gemm_tc.cu). The epilogue is gemm_epi.cuh's, from the
+// accumulators in registers.
+//
+// Shared memory a stage: (BM + BN) x 32 floats, twice (big, small): 64 KB at 128 x 128.
+#include <cutegen/abi.h>
+#include <cute/tensor.hpp>
+#include <cute/arch/mma_sm90.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+#include <cute/atom/copy_traits_sm90_tma.hpp>
+#include <cstring>
+#include <type_traits>
+#include "ops.cuh"  // recipe:inline
+
+// recipe:params
+#ifndef CGR_GENERATED
+#define CGR_M 4096
+#define CGR_N 4096
+#define CGR_K 4096
+#define CGR_BATCH 1
+#define CGR_A 0             // input index of A
+#define CGR_B 1             // input index of B
+#define CGR_A_KMAJOR 1      // A(m,k) = a[m*LDA + k] (1) or a[k*LDA + m] (0)
+#define CGR_B_KMAJOR 0      // B(n,k) = b[n*LDB + k] (1) or b[k*LDB + n] (0)
+#define CGR_LDA 4096
+#define CGR_LDB 4096
+#define CGR_A_BSTRIDE 0     // elements between batches (0: shared by all batches)
+#define CGR_B_BSTRIDE 0
+#define CGR_VEC_A 4         // floats a load moves: 4 (16 bytes) or 1
+#define CGR_VEC_B 4
+#define CGR_BM 128          // 64 a consumer warpgroup
+#define CGR_BN 128          // the WGMMA's N (32 to 256, a multiple of 16)
+#define CGR_BK 32           // one 128-byte swizzle atom of floats
+#define CGR_WM 2            // (gemm_tc.cu's warps; unused here)
+#define CGR_WN 4
+#define CGR_STAGES 3        // split (big, small) stages (and CGR_RAW_STAGES of raw copies before them)
+#define CGR_MINB 1
+#define CGR_SPLITK 1
+#define CGR_GROUP 8         // tile-rows walked together
+#define CGR_PREC 0          // 0 3xTF32 (1 TF32: big parts only)
+#define CGR_PROMOTE 1       // 0: chain into the accumulator; else a k-tile's products promoted
+#define CGR_STORE_STREAM 0
+#define CGR_TRI 0
+#define CGR_TRI_DIAG 0
+#define CGR_ROWRED 0
+#define CGR_NIN 2
+#define CGR_INPUTS(X) X(0, CGR_GE_OPERAND) X(1, CGR_GE_OPERAND)
+#define CGR_IN_NDIMS {2, 2}
+#define CGR_IN_SHAPES {{4096, 4096}, {4096, 4096}}
+#define CGR_IN_STRIDES {{4096, 1}, {4096, 1}}
+#define CGR_OUT_NDIM 2
+#define CGR_OUT_SHAPE {4096, 4096}
+#define CGR_PROD_NDIM 2
+#define CGR_PROD_SHAPE {4096, 4096}
+__device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; return r; }
+__device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
+#endif
+
+// Lab options (bench/labs/2026-12-04-round32.sh): CGR_WG_OVERLAP 1: two partials, a
+// k-tile's WGMMAs issued before the previous tile's are promoted; CGR_WG_REGS 1: the
+// producer gives registers to the consumers (setmaxnreg 56 / 224).
+#ifndef CGR_WG_OVERLAP
+#define CGR_WG_OVERLAP 0
+#endif
+#ifndef CGR_WG_REGS
+#define CGR_WG_REGS 0
+#endif
+#ifndef CGR_TMA
+#define CGR_TMA 0  // 1 (both operands K-major, 16-byte rows, one batch): tiles arrive by TMA in
+#endif             // place of the big parts; the producer only splits them (lab round 35)
+#ifndef CGR_RAW_STAGES
+#define CGR_RAW_STAGES 0  // 0: the producer loads each k-tile into registers; N > 0: cp.async copies
+#endif                    // N - 1 k-tiles ahead into a raw ring (lab round 33: slower but for A M-major)
+
+namespace cgr_gemm {
+
+using namespace cute;
+
+constexpr int kM = CGR_M, kN = CGR_N, kK = CGR_K, kBatch = CGR_BATCH;
+constexpr int kBM = CGR_BM, kBN = CGR_BN, kBK = CGR_BK, kStages = CGR_STAGES;
+constexpr int kConsumers = kBM / 64;              // warpgroups that multiply
+constexpr int kThreads = 128 * (kConsumers + 1);  // and one that loads
+constexpr bool kAKMajor = CGR_A_KMAJOR != 0, kBKMajor = CGR_B_KMAJOR != 0;
+constexpr int kNin = CGR_NIN;
+constexpr int kKTiles = (kK + kBK - 1) / kBK;
+
+static_assert(kBK == 32, "BK: one 128-byte swizzle atom of floats");
+static_assert(kBM % 64 == 0 && kConsumers >= 1 && kConsumers <= 2, "BM: 64 or 128");
+static_assert(kBN % 16 == 0 && kBN >= 32 && kBN <= 256, "BN: 32 to 256, a multiple of 16");
+static_assert(kStages >= 2, "stages");
+static_assert(CGR_SPLITK == 1 && CGR_ROWRED == 0, "split-K and row reductions: gemm_tc.cu");
+static_assert(CGR_VEC_A == 1 || CGR_VEC_A == 4, "vector width of A");
+static_assert(CGR_VEC_B == 1 || CGR_VEC_B == 4, "vector width of B");
+
+// ---------------------------------------------------------------- layouts
+
+using SmemAtom = GMMA::Layout_K_SW128_Atom<tfloat32_t>;  // 8 rows x 32 floats, swizzled
+using SmemLayoutA = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<kBM>{}, Int<kBK>{}, Int<kStages>{})));
+using SmemLayoutB = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<kBN>{}, Int<kBK>{}, Int<kStages>{})));
+using MmaOp = decltype(GMMA::ss_op_selector<tfloat32_t, tfloat32_t, float, Shape<_64, Int<kBN>, _8>,
+                                            GMMA::Major::K, GMMA::Major::K>());
+using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<Int<kConsumers>, _1, _1>>{}));
+
+constexpr int kTileA = kBM * kBK, kTileB = kBN * kBK;  // floats of one stage's tile
+constexpr int kRaw = CGR_RAW_STAGES;  // k-tiles the producer's copies run ahead
+struct SharedStorage {
+    alignas(16) float4 raw[kRaw > 0 ? kRaw : 1][kRaw > 0 ? (kTileA + kTileB) / 4 : 1];  // a thread's own slots
+    alignas(1024) float a_big[kTileA * kStages];
+    alignas(1024) float a_small[kTileA * kStages];
+    alignas(1024) float b_big[kTileB * kStages];
+    alignas(1024) float b_small[kTileB * kStages];
+    uint64_t loaded[kStages]; // CGR_TMA: the stage's tiles have arrived
+    uint64_t full[kStages];   // the producer's 128 threads have written the stage
+    uint64_t empty[kStages];  // the consumers' threads are done with it
+};
+constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + aligning the base
+static_assert(kSmemBytes <= 227 * 1024, "shared memory: fewer stages");
+
+// Where element (r, k) of a stage's tile lies, in floats from the stage's start: rows of
+// 32 floats (128 bytes), the 16-byte chunk k/4 XORed with r mod 8 (Swizzle<3,4,3> on the
+// byte address; the stage starts 1024-byte aligned). tests/cli/recipe_wgmma_layout.cpp
+// checks it against CuTe's SmemLayoutA.
+CUTE_HOST_DEVICE int smem_offset(int r, int k)
+{
+    return r * 32 + ((((k >> 2) ^ r) & 7) << 2) + (k & 3);
+}
+
+// The (row, k) of load i of producer thread t (0..127) in a ROWS x 32 tile: 4 values
+// along k (K-major: 8 threads a row, 128 bytes) or along the rows (a warp covers 2
+// chunks of 4 rows by 16 k, so that its 4-byte writes of one row offset fall on 32
+// distinct banks). ROWS/16 loads a thread cover the tile once (the host test checks).
+template <bool KMajor> CUTE_HOST_DEVICE void load_coord(int t, int i, int &r, int &k)
+{
+    if constexpr (KMajor) {
+        const int idx = t + 128 * i;
+        r = idx / 8;
+        k = (idx % 8) * 4;
+    } else {
+        const int lane = t % 32, unit = t / 32 + 4 * i;  // units of 2 chunks x 16 k
+        r = ((unit / 2) * 2 + lane % 2) * 4;
+        k = (unit % 2) * 16 + lane / 2;
+    }
+}
+
+// ---------------------------------------------------------------- TMA (CGR_TMA)
+
+constexpr bool kTma = CGR_TMA != 0;
+static_assert(!kTma || (kAKMajor && kBKMajor && CGR_VEC_A == 4 && CGR_VEC_B == 4 && kBatch == 1),
+              "TMA: both operands K-major, rows of 16-byte multiples, one batch");
+using SmemStageA = decltype(SmemLayoutA{}(_, _, 0));
+using SmemStageB = decltype(SmemLayoutB{}(_, _, 0));
+// The TMA of operand A (IS_A) or B: (rows, K) K-major in global memory, a stage's tile
+// (rows of the CTA tile x 32) in its 128-byte-swizzled K-major layout.
+template <bool IS_A> inline auto tma_operand(const float *g)
+{
+    constexpr int rows = IS_A ? kM : kN;
+    constexpr int64_t ld = IS_A ? CGR_LDA : CGR_LDB;
+    Tensor t = make_tensor(make_gmem_ptr(g), make_shape(rows, kK), make_stride(ld, _1{}));
+    return make_tma_atom(SM90_TMA_LOAD{}, t, std::conditional_t<IS_A, SmemStageA, SmemStageB>{},
+                         make_shape(Int<IS_A ? kBM : kBN>{}, Int<kBK>{}));
+}
+using TmaA = decltype(tma_operand<true>(nullptr));
+using TmaB = decltype(tma_operand<false>(nullptr));
+struct Tmas {
+    TmaA a;
+    TmaB b;
+};
+
+#include "gemm_epi.cuh"  // recipe:inline
+
+#ifndef CGR_GEMM_EMULATE
+// ---------------------------------------------------------------- the producer
+
+// x -> (big, small): big = x with its low 13 mantissa bits cleared (exact in TF32),
+// small = x - big rounded to nearest TF32. CGR_PREC 1: big = tf32_rna(x), no small.
+__device__ __forceinline__ void split(float x, uint32_t &big, uint32_t &small)
+{
+    const uint32_t u = __float_as_uint(x);
+    if constexpr (CGR_PREC == 0) {
+        big = u & 0xffffe000u;
+        const float rest = x - __uint_as_float(big);
+        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(small) : "f"(rest));
+    } else {
+        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
+        small = 0;
+    }
+}
+
+// A tile's values v (4 along k at (r, k0..k0+3)) split into the stage's big and small tiles.
+__device__ __forceinline__ void put4_k(float *big, float *small, int r, int k0, float4 v)
+{
+    uint4 b, s;
+    split(v.x, b.x, s.x);
+    split(v.y, b.y, s.y);
+    split(v.z, b.z, s.z);
+    split(v.w, b.w, s.w);
+    const int o = smem_offset(r, k0);
+    *reinterpret_cast<uint4 *>(big + o) = b;
+    if constexpr (CGR_PREC == 0)
+        *reinterpret_cast<uint4 *>(small + o) = s;
+}
+
+// The same, 4 along the rows at (r0..r0+3, k).
+__device__ __forceinline__ void put4_r(float *big, float *small, int r0, int k, float4 v)
+{
+    const float x[4] = { v.x, v.y, v.z, v.w };
+    CUTE_UNROLL
+    for (int j = 0; j < 4; ++j) {
+        uint32_t b, s;
+        split(x[j], b, s);
+        const int o = smem_offset(r0 + j, k);
+        reinterpret_cast<uint32_t *>(big)[o] = b;
+        if constexpr (CGR_PREC == 0)
+            reinterpret_cast<uint32_t *>(small)[o] = s;
+    }
+}
+
+// 4 floats of an operand from global memory at (row, k): along k (KMAJOR) or along the
+// rows, zeros past ROWS_MAX / K. g: the operand of this batch; LD its leading stride.
+template <bool KMajor, int ROWS_MAX, int LD, int VEC>
+__device__ __forceinline__ float4 load4(const float *g, int row, int k)
+{
+    float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+    if constexpr (KMajor) {
+        if (row >= ROWS_MAX)
+            return v;
+        const float *p = g + int64_t(row) * LD + k;
+        if (VEC == 4 && k + 3 < kK)
+            return *reinterpret_cast<const float4 *>(p);
+        if (k < kK) v.x = p[0];
+        if (k + 1 < kK) v.y = p[1];
+        if (k + 2 < kK) v.z = p[2];
+        if (k + 3 < kK) v.w = p[3];
+    } else {
+        if (k >= kK)
+            return v;
+        const float *p = g + int64_t(k) * LD + row;
+        if (VEC == 4 && row + 3 < ROWS_MAX)
+            return *reinterpret_cast<const float4 *>(p);
+        if (row < ROWS_MAX) v.x = p[0];
+        if (row + 1 < ROWS_MAX) v.y = p[1];
+        if (row + 2 < ROWS_MAX) v.z = p[2];
+        if (row + 3 < ROWS_MAX) v.w = p[3];
+    }
+    return v;
+}
+
+// One operand's ROWS x 32 tile at (row0, k0), thread t's ROWS/16 16-byte loads
+// (load_coord) into v, all issued before any is used.
+template <bool KMajor, int ROWS, int ROWS_MAX, int LD, int VEC>
+__device__ __forceinline__ void fetch_tile(const float *g, int row0, int k0, float4 (&v)[ROWS / 16], int t)
+{
+    CUTE_UNROLL
+    for (int i = 0; i < ROWS / 16; ++i) {
+        int r, k;
+        load_coord<KMajor>(t, i, r, k);
+        v[i] = load4<KMajor, ROWS_MAX, LD, VEC>(g, row0 + r, k0 + k);
+    }
+}
+
+// Thread t's fetched values split into the stage's big and small tiles.
+template <bool KMajor, int ROWS>
+__device__ __forceinline__ void put_tile(const float4 (&v)[ROWS / 16], float *big, float *small, int t)
+{
+    CUTE_UNROLL
+    for (int i = 0; i < ROWS / 16; ++i) {
+        int r, k;
+        load_coord<KMajor>(t, i, r, k);
+        if constexpr (KMajor)
+            put4_k(big, small, r, k, v[i]);
+        else
+            put4_r(big, small, r, k, v[i]);
+    }
+}
+
+using Barrier = cutlass::arch::ClusterBarrier;
+
+// 4 floats from global to shared memory, the first n of them read, the rest zeros: one
+// 16-byte cp.async (VEC 4: the extent is a multiple of 4, so n is 0 or 4) or four of 4
+// bytes (a source-size of 0 zero-fills).
+template <int VEC> __device__ __forceinline__ void copy4(float4 *dst, const float *src, int n)
+{
+    const uint32_t d = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+    if constexpr (VEC == 4) {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(4 * n));
+    } else {
+        CUTE_UNROLL
+        for (int j = 0; j < 4; ++j)
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d + 4 * j),
+                         "l"(j < n ? src + j : src), "r"(j < n ? 4 : 0));
+    }
+}
+
+// How many of the 4 values at (row, k) exist (KMAJOR: along k; else along the rows), and
+// where they start (an address inside the operand even when none does).
+template <bool KMajor, int ROWS_MAX, int LD>
+__device__ __forceinline__ int span4(const float *g, int row, int k, const float *&src)
+{
+    int n;
+    if constexpr (KMajor)
+        n = row < ROWS_MAX ? (kK - k < 4 ? kK - k : 4) : 0;
+    else
+        n = k < kK ? (ROWS_MAX - row < 4 ? ROWS_MAX - row : 4) : 0;
+    n = n < 0 ? 0 : n;
+    src = n == 0 ? g : KMajor ? g + int64_t(row) * LD + k : g + int64_t(k) * LD + row;
+    return n;
+}
+
+// The copies of one operand's tile into thread t's raw slots (slot i of load_coord's i).
+template <bool KMajor, int ROWS, int ROWS_MAX, int LD, int VEC>
+__device__ __forceinline__ void copy_tile(const float *g, int row0, int k0, float4 *slots, int t)
+{
+    CUTE_UNROLL
+    for (int i = 0; i < ROWS / 16; ++i) {
+        int r, k;
+        load_coord<KMajor>(t, i, r, k);
+        const float *src;
+        const int n = span4<KMajor, ROWS_MAX, LD>(g, row0 + r, k0 + k, src);
+        copy4<VEC>(slots + i * 128 + t, src, n);
+    }
+}
+
+// Thread t's raw values of one operand's tile, split into the stage's big and small tiles.
+template <bool KMajor, int ROWS>
+__device__ __forceinline__ void split_tile(const float4 *slots, float *big, float *small, int t)
+{
+    CUTE_UNROLL
+    for (int i = 0; i < ROWS / 16; ++i) {
+        int r, k;
+        load_coord<KMajor>(t, i, r, k);
+        const float4 v = slots[i * 128 + t];
+        if constexpr (KMajor)
+            put4_k(big, small, r, k, v);
+        else
+            put4_r(big, small, r, k, v);
+    }
+}
+
+__device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int batch, int tm, int tn, int t)
+{
+    const float *a = p.in[CGR_A] + int64_t(batch) * CGR_A_BSTRIDE;
+    const float *b = p.in[CGR_B] + int64_t(batch) * CGR_B_BSTRIDE;
+    // tile kt's copies into raw slot kt % kRaw (one cp.async group a tile, empty past the end)
+    auto copies = [&](int kt) {
+        if (kRaw > 0 && kt < kKTiles) {
+            float4 *slots = s.raw[kt % (kRaw > 0 ? kRaw : 1)];
+            copy_tile<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A>(a, tm * kBM, kt * kBK, slots, t);
+            copy_tile<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B>(b, tn * kBN, kt * kBK, slots + kTileA / 4, t);
+        }
+        cute::cp_async_fence();
+    };
+    if constexpr (kRaw > 0)
+        for (int kt = 0; kt < kRaw - 1; ++kt)
+            copies(kt);
+    for (int kt = 0; kt < kKTiles; ++kt) {
+        const int stage = kt % kStages;
+        if constexpr (kRaw > 0) {
+            copies(kt + kRaw - 1);
+            cute::cp_async_wait<kRaw - 1>();  // tile kt's copies (this thread's own) landed
+        }
+        if constexpr (kRaw > 0) {
+            if (kt >= kStages)
+                Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
+            const float4 *slots = s.raw[kt % (kRaw > 0 ? kRaw : 1)];
+            split_tile<kAKMajor, kBM>(slots, s.a_big + stage * kTileA, s.a_small + stage * kTileA, t);
+            split_tile<kBKMajor, kBN>(slots + kTileA / 4, s.b_big + stage * kTileB, s.b_small + stage * kTileB, t);
+        } else {
+            // registers: tile kt's loads all issued, then split and stored (two tiles in
+            // flight spilled at the 168-register cap: lab round 34, 1_Square 8.66 ms)
+            float4 va[kBM / 16], vb[kBN / 16];
+            fetch_tile<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A>(a, tm * kBM, kt * kBK, va, t);
+            fetch_tile<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B>(b, tn * kBN, kt * kBK, vb, t);
+            if (kt >= kStages)
+                Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
+            put_tile<kAKMajor, kBM>(va, s.a_big + stage * kTileA, s.a_small + stage * kTileA, t);
+            put_tile<kBKMajor, kBN>(vb, s.b_big + stage * kTileB, s.b_small + stage * kTileB, t);
+        }
+        cutlass::arch::fence_view_async_shared();  // the generic writes, seen by the WGMMAs
+        Barrier::arrive(&s.full[stage]);
+    }
+}
+
+// A stage's big tile as the TMA left it (raw fp32), split in place: big = x with its low
+// 13 mantissa bits cleared, small = tf32(x - big). Elementwise over the flat tile (both
+// tiles share the layout), a thread every 128th 16-byte vector.
+template <int FLOATS> __device__ __forceinline__ void split_in_place(float *big, float *small, int t)
+{
+    CUTE_UNROLL
+    for (int i = t; i < FLOATS / 4; i += 128) {
+        float4 v = reinterpret_cast<const float4 *>(big)[i];
+        uint4 b, sm;
+        split(v.x, b.x, sm.x);
+        split(v.y, b.y, sm.y);
+        split(v.z, b.z, sm.z);
+        split(v.w, b.w, sm.w);
+        reinterpret_cast<uint4 *>(big)[i] = b;
+        if constexpr (CGR_PREC == 0)
+            reinterpret_cast<uint4 *>(small)[i] = sm;
+    }
+}
+
+using TmaBarrier = cutlass::arch::ClusterTransactionBarrier;
+
+// CGR_TMA: thread 0 keeps the stages' TMAs STAGES - 1 tiles ahead of the split (a stage
+// refilled once the consumers release it); the 128 threads split each stage as it lands.
+__device__ __forceinline__ void produce_tma(const Tmas &tmas, SharedStorage &s, int tm, int tn, int t)
+{
+    Tensor mA = tmas.a.get_tma_tensor(make_shape(kM, kK));
+    Tensor mB = tmas.b.get_tma_tensor(make_shape(kN, kK));
+    Tensor gA = local_tile(mA, Shape<Int<kBM>, Int<kBK>>{}, make_coord(tm, _));  // (BM,BK,k)
+    Tensor gB = local_tile(mB, Shape<Int<kBN>, Int<kBK>>{}, make_coord(tn, _));  // (BN,BK,k)
+    Tensor sA = make_tensor(make_smem_ptr(s.a_big), SmemLayoutA{});              // (BM,BK,PIPE)
+    Tensor sB = make_tensor(make_smem_ptr(s.b_big), SmemLayoutB{});
+    auto [tAgA, tAsA] = tma_partition(tmas.a, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sA), group_modes<0, 2>(gA));
+    auto [tBgB, tBsB] = tma_partition(tmas.b, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sB), group_modes<0, 2>(gB));
+    constexpr int kBytes = (kTileA + kTileB) * 4;
+    auto load = [&](int kt) {
+        const int stage = kt % kStages;
+        TmaBarrier::arrive_and_expect_tx(&s.loaded[stage], kBytes);
+        copy(tmas.a.with(s.loaded[stage]), tAgA(_, kt), tAsA(_, stage));
+        copy(tmas.b.with(s.loaded[stage]), tBgB(_, kt), tBsB(_, stage));
+    };
+    if (t == 0)
+        for (int kt = 0; kt < kStages && kt < kKTiles; ++kt)
+            load(kt);
+    for (int kt = 0; kt < kKTiles; ++kt) {
+        const int stage = kt % kStages;
+        // the stage's previous use released: refill it with tile kt + STAGES - 1
+        if (t == 0 && kt >= 1 && kt + kStages - 1 < kKTiles) {
+            const int prev = kt - 1, ps = prev % kStages;
+            Barrier::wait(&s.empty[ps], (prev / kStages) & 1);
+            load(kt + kStages - 1);
+        }
+        TmaBarrier::wait(&s.loaded[stage], (kt / kStages) & 1);
+        split_in_place<kTileA>(s.a_big + stage * kTileA, s.a_small + stage * kTileA, t);
+        split_in_place<kTileB>(s.b_big + stage * kTileB, s.b_small + stage * kTileB, t);
+        cutlass::arch::fence_view_async_shared();
+        Barrier::arrive(&s.full[stage]);
+    }
+}
+
+// ---------------------------------------------------------------- the consumers
+
+__device__ __forceinline__ void consume(const Params &p, SharedStorage &s, int batch, int tm, int tn, int t)
+{
+    TiledMma mma;
+    auto thr = mma.get_slice(t);
+    Tensor sAb = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(s.a_big)), SmemLayoutA{});
+    Tensor sAs = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(s.a_small)), SmemLayoutA{});
+    Tensor sBb = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(s.b_big)), SmemLayoutB{});
+    Tensor sBs = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(s.b_small)), SmemLayoutB{});
+    Tensor rAb = thr.make_fragment_A(thr.partition_A(sAb));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
+    Tensor rAs = thr.make_fragment_A(thr.partition_A(sAs));
+    Tensor rBb = thr.make_fragment_B(thr.partition_B(sBb));  // (MMA,MMA_N,MMA_K,PIPE)
+    Tensor rBs = thr.make_fragment_B(thr.partition_B(sBs));
+
+    Tensor cC = make_identity_tensor(make_shape(Int<kM>{}, Int<kN>{}));
+    Tensor gcC = local_tile(cC, Shape<Int<kBM>, Int<kBN>>{}, make_coord(tm, tn));  // (BM,BN) -> (m,n)
+    Tensor tCcC = thr.partition_C(gcC);                                           // (MMA,MMA_M,MMA_N)
+    Tensor acc = thr.partition_fragment_C(gcC);
+    clear(acc);
+    auto part = make_fragment_like(acc);
+
+    // a k-tile's WGMMAs into target, committed as one batch
+    auto issue = [&](auto &target, int kt) {
+        const int stage = kt % kStages;
+        Barrier::wait(&s.full[stage], (kt / kStages) & 1);
+        if constexpr (CGR_PROMOTE != 0)
+            mma.accumulate_ = GMMA::ScaleOut::Zero;
+        warpgroup_fence_operand(target);
+        warpgroup_arrive();
+        CUTE_UNROLL
+        for (int kb = 0; kb < size<2>(rAb); ++kb) {
+            if constexpr (CGR_PREC == 0) {
+                gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), target);
+                mma.accumulate_ = GMMA::ScaleOut::One;
+                gemm(mma, rAb(_, _, kb, stage), rBs(_, _, kb, stage), target);
+            }
+            gemm(mma, rAb(_, _, kb, stage), rBb(_, _, kb, stage), target);
+            mma.accumulate_ = GMMA::ScaleOut::One;
+        }
+        warpgroup_commit_batch();
+    };
+    // k-tile kt's WGMMAs done (the caller waited): its stage back to the producer, its
+    // products (promoted) into the accumulator
+    auto retire = [&](auto &target, int kt) {
+        warpgroup_fence_operand(target);
+        Barrier::arrive(&s.empty[kt % kStages]);
+        if constexpr (CGR_PROMOTE != 0) {
+            CUTE_UNROLL
+            for (int i = 0; i < size(acc); ++i)
+                acc(i) += target(i);
+        }
+    };
+    if (!tile_skipped(tm, tn)) {
+        if constexpr (CGR_WG_OVERLAP && CGR_PROMOTE != 0) {
+            // two partials: tile kt's WGMMAs run while tile kt - 1's are promoted
+            auto part1 = make_fragment_like(acc);
+            for (int kt = 0; kt < kKTiles; kt += 2) {
+                issue(part, kt);
+                if (kt > 0) {
+                    warpgroup_wait<1>();
+                    retire(part1, kt - 1);
+                }
+                if (kt + 1 < kKTiles) {
+                    issue(part1, kt + 1);
+                    warpgroup_wait<1>();
+                    retire(part, kt);
+                }
+            }
+            warpgroup_wait<0>();
+            if (kKTiles % 2)
+                retire(part, kKTiles - 1);
+            else
+                retire(part1, kKTiles - 1);
+        } else {
+            auto &target = *(CGR_PROMOTE != 0 ? &part : &acc);
+            for (int kt = 0; kt < kKTiles; ++kt) {
+                issue(target, kt);
+                warpgroup_wait<0>();
+                retire(target, kt);
+            }
+        }
+    }
+    store_tile(p, acc, tCcC, int64_t(batch) * kM);
+}
+
+__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const __grid_constant__ Tmas tmas)
+{
+    extern __shared__ char smem_raw[];
+    SharedStorage &s = *reinterpret_cast<SharedStorage *>(
+        (reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+    int tm, tn;
+    tile_coord(blockIdx.x, tm, tn);
+    const int batch = blockIdx.y;
+    const int wg = threadIdx.x / 128;
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < kStages; ++i) {
+            Barrier::init(&s.loaded[i], 1);
+            Barrier::init(&s.full[i], 128);
+            Barrier::init(&s.empty[i], 128 * kConsumers);
+        }
+        cutlass::arch::fence_barrier_init();
+    }
+    __syncthreads();
+    if (wg == 0) {
+        if constexpr (CGR_WG_REGS)
+            cutlass::arch::warpgroup_reg_dealloc<56>();
+        if (!tile_skipped(tm, tn)) {
+            if constexpr (kTma)
+                produce_tma(tmas, s, tm, tn, threadIdx.x);
+            else
+                produce(p, s, batch, tm, tn, threadIdx.x);
+        }
+    } else {
+        if constexpr (CGR_WG_REGS)
+            cutlass::arch::warpgroup_reg_alloc<kConsumers == 2 ? 224 : 240>();
+        consume(p, s, batch, tm, tn, threadIdx.x - 128);
+    }
+}
+#endif  // CGR_GEMM_EMULATE
+
+inline size_t workspace_bytes() { return 0; }
+
+}  // namespace cgr_gemm
+
+#ifndef CGR_GEMM_EMULATE
+CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
+{
+    (void)in; (void)n_in;
+    return 0;
+}
+
+CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
+                         void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    using namespace cgr_gemm;
+    (void)workspace; (void)workspace_bytes;
+    if (n_in != kNin || n_out != 1)
+        return CG_UNSUPPORTED;
+    if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
+        return CG_UNSUPPORTED;
+    Params p{};
+    if (!inputs_fit(in, p))
+        return CG_UNSUPPORTED;
+    if (int64_t(kBatch) * kM * kN == 0)
+        return CG_OK;
+    p.out = static_cast<float *>(out[0].data);
+    static_assert(kBatch <= 65535, "grid limits");
+    if (cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess)
+        return CG_LAUNCH_FAILED;
+    Tmas tmas{};
+    if constexpr (kTma)
+        tmas = Tmas{ tma_operand<true>(p.in[CGR_A]), tma_operand<false>(p.in[CGR_B]) };
+    gemm_kernel<<<dim3(kTiles, kBatch), kThreads, kSmemBytes, stream>>>(p, tmas);
+    return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
+}
+#endif  // CGR_GEMM_EMULATE

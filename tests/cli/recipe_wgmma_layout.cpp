@@ -1,0 +1,73 @@
+// tests/cli/recipe_wgmma_layout.cpp: checks, on the host, that recipes/gemm_wgmma.cu's
+// producer writes each operand value where its warpgroup MMAs read it: smem_offset(r, k)
+// (the producer's 128-byte-swizzle arithmetic) against CuTe's own SmemLayoutA/B (from
+// which the WGMMA descriptors are made), every (row, k, stage) of both tiles. Also that the
+// producer's thread mapping covers each tile exactly once for either major.
+// Built by tests/cli/t0706-recipe-gemm-emu.sh:
+//   c++ -std=c++17 -DCGR_KERNEL='"gen.cu"' -I include -I CUTLASS -I CUDA/include this.cpp
+#include <cutegen/abi.h>
+#include <cute/tensor.hpp>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+template <class T> inline T __ldg(const T *p) { return *p; }
+#define CGR_GEMM_EMULATE 1
+#include CGR_KERNEL
+
+using namespace cgr_gemm;
+
+// Where CuTe's layout puts (r, k, s): the one nonzero word after writing there.
+template <class Layout> static int check_layout(const char *name, int rows, int tile)
+{
+    std::vector<uint32_t> store(size_t(tile) * kStages + 1024);
+    uint32_t *buf = reinterpret_cast<uint32_t *>((reinterpret_cast<uintptr_t>(store.data()) + 4095) & ~uintptr_t(4095));
+    auto t = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(buf)), Layout{});
+    int bad = 0;
+    for (int s = 0; s < kStages; ++s)
+        for (int r = 0; r < rows; ++r)
+            for (int k = 0; k < kBK; ++k) {
+                memset(buf, 0, sizeof(uint32_t) * size_t(tile) * kStages);
+                t(r, k, s) = tfloat32_t::bitcast(1u);
+                int at = -1;
+                for (int i = 0; i < tile * kStages; ++i)
+                    if (buf[i])
+                        at = i;
+                const int ours = s * tile + smem_offset(r, k);
+                if (at != ours && bad++ < 5)
+                    printf("%s (%d, %d, stage %d): CuTe %d, smem_offset %d\n", name, r, k, s, at, ours);
+            }
+    return bad;
+}
+
+// Every element of a tile loaded once by the producer's 128 threads (load_coord).
+static int check_mapping(const char *name, bool kmajor, int rows)
+{
+    std::vector<int> hits(size_t(rows) * kBK, 0);
+    for (int t = 0; t < 128; ++t)
+        for (int i = 0; i < rows / 16; ++i) {
+            int r, k;
+            if (kmajor)
+                load_coord<true>(t, i, r, k);
+            else
+                load_coord<false>(t, i, r, k);
+            for (int j = 0; j < 4; ++j)
+                hits[size_t(kmajor ? r : r + j) * kBK + (kmajor ? k + j : k)]++;
+        }
+    int bad = 0;
+    for (size_t i = 0; i < hits.size(); ++i)
+        if (hits[i] != 1 && bad++ < 5)
+            printf("%s: element (%zu, %zu) written %d times\n", name, i / kBK, i % kBK, hits[i]);
+    return bad;
+}
+
+int main()
+{
+    int bad = check_layout<SmemLayoutA>("A", kBM, kTileA) + check_layout<SmemLayoutB>("B", kBN, kTileB);
+    for (int major = 0; major < 2; ++major) {
+        bad += check_mapping(major ? "A K-major" : "A M-major", major, kBM);
+        bad += check_mapping(major ? "B K-major" : "B N-major", major, kBN);
+    }
+    printf("wgmma layout: tiles %dx%d and %dx%d, %d stages: %d mismatches\n", kBM, kBK, kBN, kBK, kStages, bad);
+    return bad != 0;
+}
