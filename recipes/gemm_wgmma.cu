@@ -25,13 +25,17 @@
 // accumulators in registers.
 //
 // Shared memory a stage: (BM + BN) x 32 floats, twice (big, small): 64 KB at 128 x 128.
+//
+// Status (H200, lab rounds 32-35, docs/perf.md): correct and clean under compute-sanitizer,
+// but slower than gemm_tc.cu (1_Square 2.63 ms against 1.97): ncu has the tensor pipe 36%
+// busy, and deeper producer loads did not help (a cp.async ring, CGR_RAW_STAGES; TMA, since
+// removed), so the generator offers it after mma.sync's first five variants.
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
 #include <cute/arch/mma_sm90.hpp>
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cutlass/arch/barrier.h>
 #include <cutlass/arch/reg_reconfig.h>
-#include <cute/atom/copy_traits_sm90_tma.hpp>
 #include <cstring>
 #include <type_traits>
 #include "ops.cuh"  // recipe:inline
@@ -89,9 +93,6 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_WG_REGS
 #define CGR_WG_REGS 0
 #endif
-#ifndef CGR_TMA
-#define CGR_TMA 0  // 1 (both operands K-major, 16-byte rows, one batch): tiles arrive by TMA in
-#endif             // place of the big parts; the producer only splits them (lab round 35)
 #ifndef CGR_RAW_STAGES
 #define CGR_RAW_STAGES 0  // 0: the producer loads each k-tile into registers; N > 0: cp.async copies
 #endif                    // N - 1 k-tiles ahead into a raw ring (lab round 33: slower but for A M-major)
@@ -133,7 +134,6 @@ struct SharedStorage {
     alignas(1024) float a_small[kTileA * kStages];
     alignas(1024) float b_big[kTileB * kStages];
     alignas(1024) float b_small[kTileB * kStages];
-    uint64_t loaded[kStages]; // CGR_TMA: the stage's tiles have arrived
     uint64_t full[kStages];   // the producer's 128 threads have written the stage
     uint64_t empty[kStages];  // the consumers' threads are done with it
 };
@@ -165,30 +165,6 @@ template <bool KMajor> CUTE_HOST_DEVICE void load_coord(int t, int i, int &r, in
         k = (unit % 2) * 16 + lane / 2;
     }
 }
-
-// ---------------------------------------------------------------- TMA (CGR_TMA)
-
-constexpr bool kTma = CGR_TMA != 0;
-static_assert(!kTma || (kAKMajor && kBKMajor && CGR_VEC_A == 4 && CGR_VEC_B == 4 && kBatch == 1),
-              "TMA: both operands K-major, rows of 16-byte multiples, one batch");
-using SmemStageA = decltype(SmemLayoutA{}(_, _, 0));
-using SmemStageB = decltype(SmemLayoutB{}(_, _, 0));
-// The TMA of operand A (IS_A) or B: (rows, K) K-major in global memory, a stage's tile
-// (rows of the CTA tile x 32) in its 128-byte-swizzled K-major layout.
-template <bool IS_A> inline auto tma_operand(const float *g)
-{
-    constexpr int rows = IS_A ? kM : kN;
-    constexpr int64_t ld = IS_A ? CGR_LDA : CGR_LDB;
-    Tensor t = make_tensor(make_gmem_ptr(g), make_shape(rows, kK), make_stride(ld, _1{}));
-    return make_tma_atom(SM90_TMA_LOAD{}, t, std::conditional_t<IS_A, SmemStageA, SmemStageB>{},
-                         make_shape(Int<IS_A ? kBM : kBN>{}, Int<kBK>{}));
-}
-using TmaA = decltype(tma_operand<true>(nullptr));
-using TmaB = decltype(tma_operand<false>(nullptr));
-struct Tmas {
-    TmaA a;
-    TmaB b;
-};
 
 #include "gemm_epi.cuh"  // recipe:inline
 
@@ -404,65 +380,6 @@ __device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int b
     }
 }
 
-// A stage's big tile as the TMA left it (raw fp32), split in place: big = x with its low
-// 13 mantissa bits cleared, small = tf32(x - big). Elementwise over the flat tile (both
-// tiles share the layout), a thread every 128th 16-byte vector.
-template <int FLOATS> __device__ __forceinline__ void split_in_place(float *big, float *small, int t)
-{
-    CUTE_UNROLL
-    for (int i = t; i < FLOATS / 4; i += 128) {
-        float4 v = reinterpret_cast<const float4 *>(big)[i];
-        uint4 b, sm;
-        split(v.x, b.x, sm.x);
-        split(v.y, b.y, sm.y);
-        split(v.z, b.z, sm.z);
-        split(v.w, b.w, sm.w);
-        reinterpret_cast<uint4 *>(big)[i] = b;
-        if constexpr (CGR_PREC == 0)
-            reinterpret_cast<uint4 *>(small)[i] = sm;
-    }
-}
-
-using TmaBarrier = cutlass::arch::ClusterTransactionBarrier;
-
-// CGR_TMA: thread 0 keeps the stages' TMAs STAGES - 1 tiles ahead of the split (a stage
-// refilled once the consumers release it); the 128 threads split each stage as it lands.
-__device__ __forceinline__ void produce_tma(const Tmas &tmas, SharedStorage &s, int tm, int tn, int t)
-{
-    Tensor mA = tmas.a.get_tma_tensor(make_shape(kM, kK));
-    Tensor mB = tmas.b.get_tma_tensor(make_shape(kN, kK));
-    Tensor gA = local_tile(mA, Shape<Int<kBM>, Int<kBK>>{}, make_coord(tm, _));  // (BM,BK,k)
-    Tensor gB = local_tile(mB, Shape<Int<kBN>, Int<kBK>>{}, make_coord(tn, _));  // (BN,BK,k)
-    Tensor sA = make_tensor(make_smem_ptr(s.a_big), SmemLayoutA{});              // (BM,BK,PIPE)
-    Tensor sB = make_tensor(make_smem_ptr(s.b_big), SmemLayoutB{});
-    auto [tAgA, tAsA] = tma_partition(tmas.a, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sA), group_modes<0, 2>(gA));
-    auto [tBgB, tBsB] = tma_partition(tmas.b, Int<0>{}, Layout<_1>{}, group_modes<0, 2>(sB), group_modes<0, 2>(gB));
-    constexpr int kBytes = (kTileA + kTileB) * 4;
-    auto load = [&](int kt) {
-        const int stage = kt % kStages;
-        TmaBarrier::arrive_and_expect_tx(&s.loaded[stage], kBytes);
-        copy(tmas.a.with(s.loaded[stage]), tAgA(_, kt), tAsA(_, stage));
-        copy(tmas.b.with(s.loaded[stage]), tBgB(_, kt), tBsB(_, stage));
-    };
-    if (t == 0)
-        for (int kt = 0; kt < kStages && kt < kKTiles; ++kt)
-            load(kt);
-    for (int kt = 0; kt < kKTiles; ++kt) {
-        const int stage = kt % kStages;
-        // the stage's previous use released: refill it with tile kt + STAGES - 1
-        if (t == 0 && kt >= 1 && kt + kStages - 1 < kKTiles) {
-            const int prev = kt - 1, ps = prev % kStages;
-            Barrier::wait(&s.empty[ps], (prev / kStages) & 1);
-            load(kt + kStages - 1);
-        }
-        TmaBarrier::wait(&s.loaded[stage], (kt / kStages) & 1);
-        split_in_place<kTileA>(s.a_big + stage * kTileA, s.a_small + stage * kTileA, t);
-        split_in_place<kTileB>(s.b_big + stage * kTileB, s.b_small + stage * kTileB, t);
-        cutlass::arch::fence_view_async_shared();
-        Barrier::arrive(&s.full[stage]);
-    }
-}
-
 // ---------------------------------------------------------------- the consumers
 
 __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, int batch, int tm, int tn, int t)
@@ -549,7 +466,7 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, int b
     store_tile(p, acc, tCcC, int64_t(batch) * kM);
 }
 
-__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const __grid_constant__ Tmas tmas)
+__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p)
 {
     extern __shared__ char smem_raw[];
     SharedStorage &s = *reinterpret_cast<SharedStorage *>(
@@ -560,7 +477,6 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const
     const int wg = threadIdx.x / 128;
     if (threadIdx.x == 0) {
         for (int i = 0; i < kStages; ++i) {
-            Barrier::init(&s.loaded[i], 1);
             Barrier::init(&s.full[i], 128);
             Barrier::init(&s.empty[i], 128 * kConsumers);
         }
@@ -570,12 +486,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const
     if (wg == 0) {
         if constexpr (CGR_WG_REGS)
             cutlass::arch::warpgroup_reg_dealloc<56>();
-        if (!tile_skipped(tm, tn)) {
-            if constexpr (kTma)
-                produce_tma(tmas, s, tm, tn, threadIdx.x);
-            else
-                produce(p, s, batch, tm, tn, threadIdx.x);
-        }
+        if (!tile_skipped(tm, tn))
+            produce(p, s, batch, tm, tn, threadIdx.x);
     } else {
         if constexpr (CGR_WG_REGS)
             cutlass::arch::warpgroup_reg_alloc<kConsumers == 2 ? 224 : 240>();
@@ -613,10 +525,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     static_assert(kBatch <= 65535, "grid limits");
     if (cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess)
         return CG_LAUNCH_FAILED;
-    Tmas tmas{};
-    if constexpr (kTma)
-        tmas = Tmas{ tma_operand<true>(p.in[CGR_A]), tma_operand<false>(p.in[CGR_B]) };
-    gemm_kernel<<<dim3(kTiles, kBatch), kThreads, kSmemBytes, stream>>>(p, tmas);
+    gemm_kernel<<<dim3(kTiles, kBatch), kThreads, kSmemBytes, stream>>>(p);
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
 }
 #endif  // CGR_GEMM_EMULATE

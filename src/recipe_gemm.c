@@ -1350,10 +1350,6 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         bool va = ca % 4 == 0 && g->lda % 4 == 0 && g->a_bstride % 4 == 0;
         bool vb = cb % 4 == 0 && g->ldb % 4 == 0 && g->b_bstride % 4 == 0;
         strbuf_addf(sb, "#define CGR_VEC_A %d\n#define CGR_VEC_B %d\n", va ? 4 : 1, vb ? 4 : 1);
-        /* recipes/gemm_wgmma.cu: tiles by TMA where both operands are K-major rows of
-         * 16-byte multiples in one batch (the producer then only splits them) */
-        if (t->wgmma)
-            strbuf_addf(sb, "#define CGR_TMA %d\n", g->a_kmajor && g->b_kmajor && va && vb && g->batch == 1);
         strbuf_addf(sb, "#define CGR_BM %d\n#define CGR_BN %d\n#define CGR_BK %d\n#define CGR_WM %d\n"
                         "#define CGR_WN %d\n#define CGR_STAGES %d\n#define CGR_MINB %d\n"
                         "#define CGR_SPLITK %d\n#define CGR_GROUP %d\n#define CGR_PREC %d\n",

@@ -7,6 +7,9 @@
 # loads (one tile in flight) were the stall.
 # Prediction: 17_Matmul_with_transposed_B 2.39 -> ~1.6 ms (gemm_tc.cu's 1.99); level 2 #12
 # and #76 (Linear, K 8192) likewise below gemm_tc.cu.
+# Result: no gain (17: 2.381 ms; docs/perf.md), and cutegen's harness rejects the build (CuTe's
+# host-side make_tma_atom links iostream): the TMA form was removed after this round; it is
+# in commit 394eaad (build this script from there).
 # OUT default .deps/lab35.   LAB=.deps/lab35 tests/gpu/evidence.sh lab
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -121,9 +121,9 @@ extra() {
   echo "90a $TMP/gen/$name.cu -" >>"$jobs"
 }
 # the WGMMA GEMM (recipes/gemm_wgmma.cu): A M-major with 4-byte loads (irregular sizes),
-# a triangular product, tiles by TMA (a Linear: both operands K-major), and its raw ring
-# of cp.async copies (lab option, round 33)
-extra linear_wgmma_tma l2_gemm_add_relu 'gemm wgmma'
+# a triangular product, both operands K-major (a Linear), and its raw ring of cp.async
+# copies (lab option, round 33)
+extra linear_wgmma l2_gemm_add_relu 'gemm wgmma'
 extra matmul_ta_wgmma kb_l1_16_matmul_ta 'gemm wgmma'
 extra matmul_irregular_wgmma matmul_irregular 'gemm wgmma'
 extra triu_matmul_wgmma triu_matmul 'gemm wgmma'

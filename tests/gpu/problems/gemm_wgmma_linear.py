@@ -4,10 +4,11 @@ import torch.nn as nn
 
 class Model(nn.Module):
     """A Linear layer (x @ W.T + b) then GELU, at sizes that fill no tile evenly (batch 1000,
-    300 in, 2100 out: partial row, column and k tiles). Both operands K-major with rows of
-    16-byte multiples, so the built-in recipes' WGMMA variant (recipes/gemm_wgmma.cu) brings
-    its tiles in by TMA (CGR_TMA: zero-filled past the edges, the producer warpgroup
-    splitting them in place for 3xTF32, mbarriers with transaction counts).
+    300 in, 2100 out: partial row, column and k tiles). Both operands K-major: the built-in
+    recipes' WGMMA variant (recipes/gemm_wgmma.cu) loads them 16 bytes along k, zeros past
+    the edges, and its producer warpgroup writes the split 3xTF32 parts as whole 16-byte
+    chunks of the swizzled tiles (tests/gpu/problems/gemm_wgmma_odd.py covers the
+    transposed operands).
     sanitize-variants: wgmma
     """
 
