@@ -1,48 +1,13 @@
 // recipes/gemm_epi.cuh: the GEMM templates' epilogue, shared by gemm_tc.cu (mma.sync) and
 // gemm_wgmma.cu (Hopper's warpgroup MMAs); inlined by the generator inside namespace
-// cgr_gemm, after the problem's constants (kM, kN, kBM, kBN, kNin). What each input of the
-// epilogue is (CGR_INPUTS), how an output element is finished (triangular mask, cgr_epi),
-// the CTA tile order, the stores of C, and cg_forward's checks of the inputs.
-
-// How the epilogue reads an input: not at all, an operand of the product (not read),
-// the output's shape (contiguous), one element, one value per column n (a bias), one
-// value per row (an [..., M, 1] tensor).
-#define CGR_GE_UNUSED 0
-#define CGR_GE_OPERAND 1
-#define CGR_GE_FULL 2
-#define CGR_GE_SCALAR 3
-#define CGR_GE_COL 4
-#define CGR_GE_ROW 5
-
-using cgr::CGR_UNUSED;
-template <int I> struct In;
-#define CGR_DEF_IN(i, k) template <> struct In<i> { static constexpr int kind = k; };
-CGR_INPUTS(CGR_DEF_IN)
-#undef CGR_DEF_IN
-
-template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
+// cgr_gemm, after the problem's constants (kM, kN, kBM, kBN, kNin) and gemm_inputs.cuh. How an output element is finished (triangular mask, cgr_epi), the CTA
+// tile order and the stores of C.
 
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];
     float *out;   // C, or the workspace (SPLITK partials)
     float *ws;    // row reductions: the workspace
 };
-
-// Input I at output element (row, n); row = b*M + m.
-template <int I> __device__ __forceinline__ float load_in(const Params &p, int64_t row, int n)
-{
-    constexpr int kind = In<I>::kind;
-    if constexpr (kind == CGR_GE_FULL)
-        return __ldg(p.in[I] + row * kN + n);
-    else if constexpr (kind == CGR_GE_SCALAR)
-        return __ldg(p.in[I]);
-    else if constexpr (kind == CGR_GE_COL)
-        return __ldg(p.in[I] + n);
-    else if constexpr (kind == CGR_GE_ROW)
-        return __ldg(p.in[I] + row);
-    else
-        return 0.f;
-}
 
 // The triangular mask of the product (triu / tril with a diagonal offset).
 CUTE_HOST_DEVICE bool kept(int m, int n)
@@ -60,10 +25,7 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row,
     if (!kept(m, n))
         acc = 0.f;
     float x[kNin > 0 ? kNin : 1];
-    for_inputs([&](auto ic) {
-        constexpr int I = decltype(ic)::value;
-        x[I] = load_in<I>(p, row, n);
-    });
+    inputs_at(p, row, n, x);
     return cgr_epi(acc, x);
 }
 
@@ -140,49 +102,3 @@ __device__ __forceinline__ void store_tile(const Params &p, const Acc &acc, cons
 }
 #endif  // CGR_GEMM_EMULATE
 
-static const int64_t kOutShape[] = CGR_OUT_SHAPE;
-static const int kInNdim[] = CGR_IN_NDIMS;
-static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
-static const int64_t kInStride[][CG_MAX_DIMS] = CGR_IN_STRIDES;
-
-#ifndef CGR_GEMM_EMULATE
-// cg_forward's checks: the epilogue inputs as the spec describes them; the operands with
-// the shapes and strides the kernel was generated for, 16-byte aligned. Fills p.in.
-inline bool inputs_fit(const cg_tensor *in, Params &p)
-{
-    bool ok = true;
-    // epilogue inputs: as the spec describes them
-    auto check = [&](int i, int kind) {
-        const cg_tensor &t = in[i];
-        p.in[i] = static_cast<const float *>(t.data);
-        if (kind == CGR_GE_UNUSED || kind == CGR_GE_OPERAND)
-            return;
-        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i]) {
-            ok = false;
-            return;
-        }
-        for (int d = 0; d < t.ndim; ++d)
-            if (t.shape[d] != kInShape[i][d])
-                ok = false;
-        if (kind == CGR_GE_SCALAR ? cg_numel(&t) != 1 : !cg_is_contiguous(&t))
-            ok = false;
-    };
-    #define CGR_CHECK_IN(i, k) check(i, k);
-    CGR_INPUTS(CGR_CHECK_IN)
-    #undef CGR_CHECK_IN
-    // the operands: shapes and strides the kernel was generated for, 16-byte aligned
-    auto operand = [&](int i) {
-        const cg_tensor &t = in[i];
-        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i] || (reinterpret_cast<uintptr_t>(t.data) % 16) != 0) {
-            ok = false;
-            return;
-        }
-        for (int d = 0; d < t.ndim; ++d)
-            if (t.shape[d] != kInShape[i][d] || (t.shape[d] != 1 && t.stride[d] != kInStride[i][d]))
-                ok = false;
-    };
-    operand(CGR_A);
-    operand(CGR_B);
-    return ok;
-}
-#endif  // CGR_GEMM_EMULATE

@@ -71,12 +71,6 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #define CGR_LDB 1
 #endif
 
-#define CGR_GE_UNUSED 0
-#define CGR_GE_OPERAND 1
-#define CGR_GE_FULL 2
-#define CGR_GE_SCALAR 3
-#define CGR_GE_COL 4
-#define CGR_GE_ROW 5
 
 namespace cgr_gemv {
 
@@ -94,33 +88,13 @@ static_assert(!CGR_SUMB || (CGR_GEMV_ROWS_ARE_M && (CGR_ROWRED == 1 || CGR_ROWRE
 constexpr int64_t kSumbN = CGR_SUMB_N, kLdb = CGR_LDB;
 constexpr int kSumbChunks = CGR_SUMB && CGR_B_KMAJOR ? 32 : 1;  // B's rows split for the GPU
 
-template <int I> struct In;
-#define CGR_DEF_IN(i, k) template <> struct In<i> { static constexpr int kind = k; };
-CGR_INPUTS(CGR_DEF_IN)
-#undef CGR_DEF_IN
-
-template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
+#include "gemm_inputs.cuh"  // recipe:inline
 
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];
     float *out;
     const float *v;  // CGR_SUMB: the summed rows of B (in the workspace)
 };
-
-template <int I> __device__ __forceinline__ float load_in(const Params &p, int64_t row, int n)
-{
-    constexpr int kind = In<I>::kind;
-    if constexpr (kind == CGR_GE_FULL)
-        return __ldg(p.in[I] + row * kN + n);
-    else if constexpr (kind == CGR_GE_SCALAR)
-        return __ldg(p.in[I]);
-    else if constexpr (kind == CGR_GE_COL)
-        return __ldg(p.in[I] + n);
-    else if constexpr (kind == CGR_GE_ROW)
-        return __ldg(p.in[I] + row);
-    else
-        return 0.f;
-}
 
 __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row, int m, int n)
 {
@@ -132,10 +106,7 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row,
             acc = 0.f;
     }
     float x[kNin > 0 ? kNin : 1];
-    for_inputs([&](auto ic) {
-        constexpr int I = decltype(ic)::value;
-        x[I] = load_in<I>(p, row, n);
-    });
+    inputs_at(p, row, n, x);
 #if CGR_SUMB
     // sum_n pre(acc_n) for an affine pre: pre(sum_n acc_n) + (N - 1) pre(0)
     float r = cgr_pre(acc, x) + float(kSumbN - 1) * cgr_pre(0.f, x);
@@ -279,10 +250,6 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const Params p)
     }
 }
 
-static const int64_t kOutShape[] = CGR_OUT_SHAPE;
-static const int kInNdim[] = CGR_IN_NDIMS;
-static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
-static const int64_t kInStride[][CG_MAX_DIMS] = CGR_IN_STRIDES;
 
 }  // namespace cgr_gemv
 
@@ -303,38 +270,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
         return CG_UNSUPPORTED;
     Params p{};
-    bool ok = true;
-    auto check = [&](int i, int kind) {
-        const cg_tensor &t = in[i];
-        p.in[i] = static_cast<const float *>(t.data);
-        if (kind == CGR_GE_UNUSED || kind == CGR_GE_OPERAND)
-            return;
-        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i]) {
-            ok = false;
-            return;
-        }
-        for (int d = 0; d < t.ndim; ++d)
-            if (t.shape[d] != kInShape[i][d])
-                ok = false;
-        if (kind == CGR_GE_SCALAR ? cg_numel(&t) != 1 : !cg_is_contiguous(&t))
-            ok = false;
-    };
-#define CGR_CHECK_IN(i, k) check(i, k);
-    CGR_INPUTS(CGR_CHECK_IN)
-#undef CGR_CHECK_IN
-    auto operand = [&](int i) {
-        const cg_tensor &t = in[i];
-        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i] || (reinterpret_cast<uintptr_t>(t.data) % 16) != 0) {
-            ok = false;
-            return;
-        }
-        for (int d = 0; d < t.ndim; ++d)
-            if (t.shape[d] != kInShape[i][d] || (t.shape[d] != 1 && t.stride[d] != kInStride[i][d]))
-                ok = false;
-    };
-    operand(CGR_A);
-    operand(CGR_B);
-    if (!ok)
+    if (!inputs_fit(in, p))
         return CG_UNSUPPORTED;
     p.out = static_cast<float *>(out[0].data);
     const int64_t blocks = (kRows + kRpc - 1) / kRpc;

@@ -188,6 +188,7 @@ constexpr int kSmemBytes = int(sizeof(SharedStorage));
 
 #include "tf32_mma.cuh"  // recipe:inline
 
+#include "gemm_inputs.cuh"  // recipe:inline
 #include "gemm_epi.cuh"  // recipe:inline
 
 constexpr int kKTiles = (kK + kBK - 1) / kBK;
@@ -263,10 +264,7 @@ __device__ __forceinline__ float pre_value(const Params &p, float acc, int64_t r
     if (!kept(m, n))
         acc = 0.f;
     float x[kNin > 0 ? kNin : 1];
-    for_inputs([&](auto ic) {
-        constexpr int I = decltype(ic)::value;
-        x[I] = load_in<I>(p, row, n);
-    });
+    inputs_at(p, row, n, x);
     return cgr_pre(acc, x);
 }
 
@@ -275,10 +273,7 @@ __device__ __forceinline__ float pre_value(const Params &p, float acc, int64_t r
 __device__ __forceinline__ float post_value(const Params &p, float r, int64_t row, int n)
 {
     float x[kNin > 0 ? kNin : 1];
-    for_inputs([&](auto ic) {
-        constexpr int I = decltype(ic)::value;
-        x[I] = load_in<I>(p, row, n);
-    });
+    inputs_at(p, row, n, x);
     return cgr_epi(r, x);
 }
 

@@ -166,6 +166,7 @@ template <bool KMajor> CUTE_HOST_DEVICE void load_coord(int t, int i, int &r, in
     }
 }
 
+#include "gemm_inputs.cuh"  // recipe:inline
 #include "gemm_epi.cuh"  // recipe:inline
 
 #ifndef CGR_GEMM_EMULATE
