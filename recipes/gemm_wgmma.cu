@@ -497,8 +497,6 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p)
 }
 #endif  // CGR_GEMM_EMULATE
 
-inline size_t workspace_bytes() { return 0; }
-
 }  // namespace cgr_gemm
 
 #ifndef CGR_GEMM_EMULATE
