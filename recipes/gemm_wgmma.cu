@@ -26,10 +26,12 @@
 //
 // Shared memory a stage: (BM + BN) x 32 floats, twice (big, small): 64 KB at 128 x 128.
 //
-// Status (H200, lab rounds 32-35, docs/perf.md): correct and clean under compute-sanitizer,
-// but slower than gemm_tc.cu (1_Square 2.63 ms against 1.97): ncu has the tensor pipe 36%
-// busy, and deeper producer loads did not help (a cp.async ring, CGR_RAW_STAGES; TMA, since
-// removed), so the generator offers it after mma.sync's first five variants.
+// Status (H200, lab rounds 32-36, docs/perf.md): correct and clean under compute-sanitizer,
+// but slower than gemm_tc.cu (1_Square 2.63 ms against 1.97), so the generator offers it
+// after mma.sync's first five variants. Timed apart (round 36, under ncu): the consumers
+// alone 1.38 ms, the producer alone 2.46, the whole 3.29 (gemm_tc.cu 2.66): the one
+// producer warpgroup's instructions are the limit (deeper loads, CGR_RAW_STAGES or TMA,
+// did not help); more producer warps, or consumers splitting in their idle time, next.
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
 #include <cute/arch/mma_sm90.hpp>
@@ -86,12 +88,19 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 
 // Lab options (bench/labs/2026-12-04-round32.sh): CGR_WG_OVERLAP 1: two partials, a
 // k-tile's WGMMAs issued before the previous tile's are promoted; CGR_WG_REGS 1: the
-// producer gives registers to the consumers (setmaxnreg 56 / 224).
+// producer gives registers to the consumers (setmaxnreg 56 / 224). Diagnostics (wrong
+// results, for timing the two sides apart): CGR_LAB_NO_LOAD, CGR_LAB_NO_MMA.
 #ifndef CGR_WG_OVERLAP
 #define CGR_WG_OVERLAP 0
 #endif
 #ifndef CGR_WG_REGS
 #define CGR_WG_REGS 0
+#endif
+#ifndef CGR_LAB_NO_LOAD
+#define CGR_LAB_NO_LOAD 0  // lab diagnostic (wrong results): the producer only hands stages over
+#endif
+#ifndef CGR_LAB_NO_MMA
+#define CGR_LAB_NO_MMA 0   // lab diagnostic (wrong results): the consumers issue no WGMMA
 #endif
 #ifndef CGR_RAW_STAGES
 #define CGR_RAW_STAGES 0  // 0: the producer loads each k-tile into registers; N > 0: cp.async copies
@@ -359,7 +368,10 @@ __device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int b
             copies(kt + kRaw - 1);
             cute::cp_async_wait<kRaw - 1>();  // tile kt's copies (this thread's own) landed
         }
-        if constexpr (kRaw > 0) {
+        if constexpr (CGR_LAB_NO_LOAD) {
+            if (kt >= kStages)
+                Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
+        } else if constexpr (kRaw > 0) {
             if (kt >= kStages)
                 Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
             const float4 *slots = s.raw[kt % (kRaw > 0 ? kRaw : 1)];
@@ -412,7 +424,7 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, int b
         warpgroup_fence_operand(target);
         warpgroup_arrive();
         CUTE_UNROLL
-        for (int kb = 0; kb < size<2>(rAb); ++kb) {
+        for (int kb = 0; kb < (CGR_LAB_NO_MMA ? 0 : int(size<2>(rAb))); ++kb) {
             if constexpr (CGR_PREC == 0) {
                 gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), target);
                 mma.accumulate_ = GMMA::ScaleOut::One;
