@@ -88,13 +88,19 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 
 // Lab options (bench/labs/2026-12-04-round32.sh): CGR_WG_OVERLAP 1: two partials, a
 // k-tile's WGMMAs issued before the previous tile's are promoted; CGR_WG_REGS 1: the
-// producer gives registers to the consumers (setmaxnreg 56 / 224). Diagnostics (wrong
+// producer gives registers to the consumers (setmaxnreg 56 / 224; ptxas still compiles the
+// whole kernel to the launch bound's 168 and then spills ~560 bytes: not a way to more
+// registers). CGR_PRODUCERS 2: a producer warpgroup for A and one for B (512 threads,
+// 128 registers, 92 bytes spilled; prepared after round 36, bench/labs/2026-12-04-round37.sh). Diagnostics (wrong
 // results, for timing the two sides apart): CGR_LAB_NO_LOAD, CGR_LAB_NO_MMA.
 #ifndef CGR_WG_OVERLAP
 #define CGR_WG_OVERLAP 0
 #endif
 #ifndef CGR_WG_REGS
 #define CGR_WG_REGS 0
+#endif
+#ifndef CGR_PRODUCERS
+#define CGR_PRODUCERS 1  // producer warpgroups: 2 (lab option, round 37) splits A and B between them
 #endif
 #ifndef CGR_LAB_NO_LOAD
 #define CGR_LAB_NO_LOAD 0  // lab diagnostic (wrong results): the producer only hands stages over
@@ -113,7 +119,8 @@ using namespace cute;
 constexpr int kM = CGR_M, kN = CGR_N, kK = CGR_K, kBatch = CGR_BATCH;
 constexpr int kBM = CGR_BM, kBN = CGR_BN, kBK = CGR_BK, kStages = CGR_STAGES;
 constexpr int kConsumers = kBM / 64;              // warpgroups that multiply
-constexpr int kThreads = 128 * (kConsumers + 1);  // and one that loads
+constexpr int kProducers = CGR_PRODUCERS;             // and those that load
+constexpr int kThreads = 128 * (kConsumers + kProducers);
 constexpr bool kAKMajor = CGR_A_KMAJOR != 0, kBKMajor = CGR_B_KMAJOR != 0;
 constexpr int kNin = CGR_NIN;
 constexpr int kKTiles = (kK + kBK - 1) / kBK;
@@ -122,6 +129,7 @@ static_assert(kBK == 32, "BK: one 128-byte swizzle atom of floats");
 static_assert(kBM % 64 == 0 && kConsumers >= 1 && kConsumers <= 2, "BM: 64 or 128");
 static_assert(kBN % 16 == 0 && kBN >= 32 && kBN <= 256, "BN: 32 to 256, a multiple of 16");
 static_assert(kStages >= 2, "stages");
+static_assert(kProducers == 1 || (kProducers == 2 && CGR_RAW_STAGES == 0), "two producers: A and B, from registers");
 static_assert(CGR_SPLITK == 1 && CGR_ROWRED == 0, "split-K and row reductions: gemm_tc.cu");
 static_assert(CGR_VEC_A == 1 || CGR_VEC_A == 4, "vector width of A");
 static_assert(CGR_VEC_B == 1 || CGR_VEC_B == 4, "vector width of B");
@@ -346,7 +354,8 @@ __device__ __forceinline__ void split_tile(const float4 *slots, float *big, floa
     }
 }
 
-__device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int batch, int tm, int tn, int t)
+// Producer warpgroup pw (0 .. PRODUCERS-1), its thread t (0..127).
+__device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int batch, int tm, int tn, int pw, int t)
 {
     const float *a = p.in[CGR_A] + int64_t(batch) * CGR_A_BSTRIDE;
     const float *b = p.in[CGR_B] + int64_t(batch) * CGR_B_BSTRIDE;
@@ -380,13 +389,19 @@ __device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int b
         } else {
             // registers: tile kt's loads all issued, then split and stored (two tiles in
             // flight spilled at the 168-register cap: lab round 34, 1_Square 8.66 ms)
+            // with two producer warpgroups, warpgroup 0 does A and warpgroup 1 B
+            const bool do_a = kProducers == 1 || pw == 0, do_b = kProducers == 1 || pw == 1;
             float4 va[kBM / 16], vb[kBN / 16];
-            fetch_tile<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A>(a, tm * kBM, kt * kBK, va, t);
-            fetch_tile<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B>(b, tn * kBN, kt * kBK, vb, t);
+            if (do_a)
+                fetch_tile<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A>(a, tm * kBM, kt * kBK, va, t);
+            if (do_b)
+                fetch_tile<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B>(b, tn * kBN, kt * kBK, vb, t);
             if (kt >= kStages)
                 Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
-            put_tile<kAKMajor, kBM>(va, s.a_big + stage * kTileA, s.a_small + stage * kTileA, t);
-            put_tile<kBKMajor, kBN>(vb, s.b_big + stage * kTileB, s.b_small + stage * kTileB, t);
+            if (do_a)
+                put_tile<kAKMajor, kBM>(va, s.a_big + stage * kTileA, s.a_small + stage * kTileA, t);
+            if (do_b)
+                put_tile<kBKMajor, kBN>(vb, s.b_big + stage * kTileB, s.b_small + stage * kTileB, t);
         }
         cutlass::arch::fence_view_async_shared();  // the generic writes, seen by the WGMMAs
         Barrier::arrive(&s.full[stage]);
@@ -490,21 +505,21 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p)
     const int wg = threadIdx.x / 128;
     if (threadIdx.x == 0) {
         for (int i = 0; i < kStages; ++i) {
-            Barrier::init(&s.full[i], 128);
+            Barrier::init(&s.full[i], 128 * kProducers);
             Barrier::init(&s.empty[i], 128 * kConsumers);
         }
         cutlass::arch::fence_barrier_init();
     }
     __syncthreads();
-    if (wg == 0) {
+    if (wg < kProducers) {
         if constexpr (CGR_WG_REGS)
             cutlass::arch::warpgroup_reg_dealloc<56>();
         if (!tile_skipped(tm, tn))
-            produce(p, s, batch, tm, tn, threadIdx.x);
+            produce(p, s, batch, tm, tn, wg, kProducers == 1 ? int(threadIdx.x) : int(threadIdx.x % 128));
     } else {
         if constexpr (CGR_WG_REGS)
-            cutlass::arch::warpgroup_reg_alloc<kConsumers == 2 ? 224 : 240>();
-        consume(p, s, batch, tm, tn, threadIdx.x - 128);
+            cutlass::arch::warpgroup_reg_alloc<kProducers == 2 ? 200 : kConsumers == 2 ? 224 : 240>();
+        consume(p, s, batch, tm, tn, threadIdx.x - 128 * kProducers);
     }
 }
 #endif  // CGR_GEMM_EMULATE

@@ -128,6 +128,8 @@ extra matmul_ta_wgmma kb_l1_16_matmul_ta 'gemm wgmma'
 extra matmul_irregular_wgmma matmul_irregular 'gemm wgmma'
 extra triu_matmul_wgmma triu_matmul 'gemm wgmma'
 extra matmul_wgmma_raw3 matmul 'gemm wgmma' 's/^#define CGR_STAGES 3$/#define CGR_STAGES 2/' "CGR_RAW_STAGES 3"
+# two producer warpgroups (lab option, round 37 prepared)
+extra matmul_wgmma_2prod matmul 'gemm wgmma' "CGR_PRODUCERS 2"
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
 # bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant
 extra groupnorm_persist_direct groupnorm persistent "CGR_HOLD_DIRECT 1"
