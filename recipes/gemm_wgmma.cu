@@ -4,7 +4,7 @@
 // C[b](m, n) = epi(sum_k A[b](m, k) * B[b](n, k), inputs at (row, n)), the problem and its
 // parameters as in gemm_tc.cu (the same CGR_* names; the generator writes the same
 // lines): A K-major or M-major, B K-major or N-major, a batch, a triangular mask, the
-// epilogue inputs of gemm_epi.cuh. No split-K and no row reduction here (gemm_tc.cu does
+// epilogue inputs of gemm_inputs.cuh. No split-K and no row reduction here (gemm_tc.cu does
 // those).
 //
 // Why a producer that splits: WGMMA reads TF32 operands only K-major from shared memory,
@@ -37,7 +37,6 @@
 #include <cute/arch/mma_sm90.hpp>
 #include <cute/atom/mma_traits_sm90_gmma.hpp>
 #include <cutlass/arch/barrier.h>
-#include <cutlass/arch/reg_reconfig.h>
 #include <cstring>
 #include <type_traits>
 #include "ops.cuh"  // recipe:inline
@@ -86,21 +85,14 @@ __device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; ret
 __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
 #endif
 
-// Lab options (bench/labs/2026-12-04-round32.sh): CGR_WG_OVERLAP 1: two partials, a
-// k-tile's WGMMAs issued before the previous tile's are promoted; CGR_WG_REGS 1: the
-// producer gives registers to the consumers (setmaxnreg 56 / 224; ptxas still compiles the
-// whole kernel to the launch bound's 168 and then spills ~560 bytes: not a way to more
-// registers). CGR_PRODUCERS 2: a producer warpgroup for A and one for B (512 threads,
-// 128 registers, 92 bytes spilled; prepared after round 36, bench/labs/2026-12-04-round37.sh). Diagnostics (wrong
-// results, for timing the two sides apart): CGR_LAB_NO_LOAD, CGR_LAB_NO_MMA.
+// Lab options (bench/labs/2026-12-04-round3[2-7].sh, docs/perf.md). Not among them:
+// setmaxnreg to move registers from the producer to the consumers, which made ptxas spill
+// ~560 bytes (it compiles the whole kernel to the launch bound's registers regardless).
 #ifndef CGR_WG_OVERLAP
-#define CGR_WG_OVERLAP 0
-#endif
-#ifndef CGR_WG_REGS
-#define CGR_WG_REGS 0
+#define CGR_WG_OVERLAP 0   // 1: two partials, a k-tile's WGMMAs issued before the last one's is promoted
 #endif
 #ifndef CGR_PRODUCERS
-#define CGR_PRODUCERS 1  // producer warpgroups: 2 (lab option, round 37) splits A and B between them
+#define CGR_PRODUCERS 1    // 2: a producer warpgroup for A and one for B (512 threads; round 37)
 #endif
 #ifndef CGR_LAB_NO_LOAD
 #define CGR_LAB_NO_LOAD 0  // lab diagnostic (wrong results): the producer only hands stages over
@@ -119,7 +111,7 @@ using namespace cute;
 constexpr int kM = CGR_M, kN = CGR_N, kK = CGR_K, kBatch = CGR_BATCH;
 constexpr int kBM = CGR_BM, kBN = CGR_BN, kBK = CGR_BK, kStages = CGR_STAGES;
 constexpr int kConsumers = kBM / 64;              // warpgroups that multiply
-constexpr int kProducers = CGR_PRODUCERS;             // and those that load
+constexpr int kProducers = CGR_PRODUCERS;         // and those that load
 constexpr int kThreads = 128 * (kConsumers + kProducers);
 constexpr bool kAKMajor = CGR_A_KMAJOR != 0, kBKMajor = CGR_B_KMAJOR != 0;
 constexpr int kNin = CGR_NIN;
@@ -146,13 +138,13 @@ using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<Int<kConsumers>, 
 constexpr int kTileA = kBM * kBK, kTileB = kBN * kBK;  // floats of one stage's tile
 constexpr int kRaw = CGR_RAW_STAGES;  // k-tiles the producer's copies run ahead
 struct SharedStorage {
-    alignas(16) float4 raw[kRaw > 0 ? kRaw : 1][kRaw > 0 ? (kTileA + kTileB) / 4 : 1];  // a thread's own slots
     alignas(1024) float a_big[kTileA * kStages];
     alignas(1024) float a_small[kTileA * kStages];
     alignas(1024) float b_big[kTileB * kStages];
     alignas(1024) float b_small[kTileB * kStages];
     uint64_t full[kStages];   // the producer's 128 threads have written the stage
     uint64_t empty[kStages];  // the consumers' threads are done with it
+    alignas(16) float4 raw[kRaw > 0 ? kRaw : 1][kRaw > 0 ? (kTileA + kTileB) / 4 : 1];  // a thread's own slots
 };
 constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + aligning the base
 static_assert(kSmemBytes <= 227 * 1024, "shared memory: fewer stages");
@@ -183,23 +175,23 @@ template <bool KMajor> CUTE_HOST_DEVICE void load_coord(int t, int i, int &r, in
     }
 }
 
+#include "tf32_mma.cuh"  // recipe:inline
 #include "gemm_inputs.cuh"  // recipe:inline
 #include "gemm_epi.cuh"  // recipe:inline
 
 #ifndef CGR_GEMM_EMULATE
 // ---------------------------------------------------------------- the producer
 
-// x -> (big, small): big = x with its low 13 mantissa bits cleared (exact in TF32),
-// small = x - big rounded to nearest TF32. CGR_PREC 1: big = tf32_rna(x), no small.
+// x -> (big, small) as split_tf32 (tf32_mma.cuh) does it for mma.sync fragments: big = x
+// with its low 13 mantissa bits cleared (exact in TF32), small = tf32_rna(x - big).
+// CGR_PREC 1: big = tf32_rna(x), no small.
 __device__ __forceinline__ void split(float x, uint32_t &big, uint32_t &small)
 {
-    const uint32_t u = __float_as_uint(x);
     if constexpr (CGR_PREC == 0) {
-        big = u & 0xffffe000u;
-        const float rest = x - __uint_as_float(big);
-        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(small) : "f"(rest));
+        big = __float_as_uint(x) & 0xffffe000u;
+        small = tf32_rna(x - __uint_as_float(big));
     } else {
-        asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
+        big = tf32_rna(x);
         small = 0;
     }
 }
@@ -338,20 +330,16 @@ __device__ __forceinline__ void copy_tile(const float *g, int row0, int k0, floa
     }
 }
 
-// Thread t's raw values of one operand's tile, split into the stage's big and small tiles.
+// Thread t's raw values of one operand's tile (its slots), split into the stage's big and
+// small tiles.
 template <bool KMajor, int ROWS>
 __device__ __forceinline__ void split_tile(const float4 *slots, float *big, float *small, int t)
 {
+    float4 v[ROWS / 16];
     CUTE_UNROLL
-    for (int i = 0; i < ROWS / 16; ++i) {
-        int r, k;
-        load_coord<KMajor>(t, i, r, k);
-        const float4 v = slots[i * 128 + t];
-        if constexpr (KMajor)
-            put4_k(big, small, r, k, v);
-        else
-            put4_r(big, small, r, k, v);
-    }
+    for (int i = 0; i < ROWS / 16; ++i)
+        v[i] = slots[i * 128 + t];
+    put_tile<KMajor, ROWS>(v, big, small, t);
 }
 
 // Producer warpgroup pw (0 .. PRODUCERS-1), its thread t (0..127).
@@ -371,37 +359,36 @@ __device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int b
     if constexpr (kRaw > 0)
         for (int kt = 0; kt < kRaw - 1; ++kt)
             copies(kt);
+    // with two producer warpgroups, warpgroup 0 does A and warpgroup 1 B
+    const bool do_a = kProducers == 1 || pw == 0, do_b = kProducers == 1 || pw == 1;
     for (int kt = 0; kt < kKTiles; ++kt) {
         const int stage = kt % kStages;
+        // the tile's values on their way: copies into the raw ring (tile kt landed), or
+        // loads into registers, all issued before the stage is waited for (two tiles in
+        // flight spilled at the 168-register cap: lab round 34, 1_Square 8.66 ms)
+        float4 va[kBM / 16], vb[kBN / 16];
         if constexpr (kRaw > 0) {
             copies(kt + kRaw - 1);
-            cute::cp_async_wait<kRaw - 1>();  // tile kt's copies (this thread's own) landed
-        }
-        if constexpr (CGR_LAB_NO_LOAD) {
-            if (kt >= kStages)
-                Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
-        } else if constexpr (kRaw > 0) {
-            if (kt >= kStages)
-                Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
-            const float4 *slots = s.raw[kt % (kRaw > 0 ? kRaw : 1)];
-            split_tile<kAKMajor, kBM>(slots, s.a_big + stage * kTileA, s.a_small + stage * kTileA, t);
-            split_tile<kBKMajor, kBN>(slots + kTileA / 4, s.b_big + stage * kTileB, s.b_small + stage * kTileB, t);
-        } else {
-            // registers: tile kt's loads all issued, then split and stored (two tiles in
-            // flight spilled at the 168-register cap: lab round 34, 1_Square 8.66 ms)
-            // with two producer warpgroups, warpgroup 0 does A and warpgroup 1 B
-            const bool do_a = kProducers == 1 || pw == 0, do_b = kProducers == 1 || pw == 1;
-            float4 va[kBM / 16], vb[kBN / 16];
+            cute::cp_async_wait<kRaw - 1>();  // this thread's own copies
+        } else if constexpr (!CGR_LAB_NO_LOAD) {
             if (do_a)
                 fetch_tile<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A>(a, tm * kBM, kt * kBK, va, t);
             if (do_b)
                 fetch_tile<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B>(b, tn * kBN, kt * kBK, vb, t);
-            if (kt >= kStages)
-                Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
+        }
+        if (kt >= kStages)
+            Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
+        float *a_big = s.a_big + stage * kTileA, *a_small = s.a_small + stage * kTileA;
+        float *b_big = s.b_big + stage * kTileB, *b_small = s.b_small + stage * kTileB;
+        if constexpr (kRaw > 0) {
+            const float4 *slots = s.raw[kt % (kRaw > 0 ? kRaw : 1)];
+            split_tile<kAKMajor, kBM>(slots, a_big, a_small, t);
+            split_tile<kBKMajor, kBN>(slots + kTileA / 4, b_big, b_small, t);
+        } else if constexpr (!CGR_LAB_NO_LOAD) {
             if (do_a)
-                put_tile<kAKMajor, kBM>(va, s.a_big + stage * kTileA, s.a_small + stage * kTileA, t);
+                put_tile<kAKMajor, kBM>(va, a_big, a_small, t);
             if (do_b)
-                put_tile<kBKMajor, kBN>(vb, s.b_big + stage * kTileB, s.b_small + stage * kTileB, t);
+                put_tile<kBKMajor, kBN>(vb, b_big, b_small, t);
         }
         cutlass::arch::fence_view_async_shared();  // the generic writes, seen by the WGMMAs
         Barrier::arrive(&s.full[stage]);
@@ -512,13 +499,9 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p)
     }
     __syncthreads();
     if (wg < kProducers) {
-        if constexpr (CGR_WG_REGS)
-            cutlass::arch::warpgroup_reg_dealloc<56>();
         if (!tile_skipped(tm, tn))
             produce(p, s, batch, tm, tn, wg, kProducers == 1 ? int(threadIdx.x) : int(threadIdx.x % 128));
     } else {
-        if constexpr (CGR_WG_REGS)
-            cutlass::arch::warpgroup_reg_alloc<kProducers == 2 ? 200 : kConsumers == 2 ? 224 : 240>();
         consume(p, s, batch, tm, tn, threadIdx.x - 128 * kProducers);
     }
 }

@@ -1124,13 +1124,12 @@ static int push_split_chain(recipe_params *out, int n, int max, const struct sco
     return n;
 }
 
-/* Shared memory of recipes/gemm_wgmma.cu: big and small copies of both operand tiles a
- * stage, the raw copies' ring, the stages' mbarriers, 1024 bytes to align the base. */
-#define WGMMA_RAW_STAGES 0 /* recipes/gemm_wgmma.cu's CGR_RAW_STAGES */
+/* Shared memory of recipes/gemm_wgmma.cu (its SharedStorage): big and small copies of
+ * both operand tiles a stage, the stages' two mbarriers, the (unused) raw ring's 16 bytes,
+ * and 1024 bytes to align the base. */
 static int wgmma_smem(const recipe_gemm_params *t)
 {
-    int tile = (t->bm + t->bn) * t->bk * 4;
-    return 2 * tile * t->stages + tile * WGMMA_RAW_STAGES + 16 * t->stages + 1024;
+    return 2 * (t->bm + t->bn) * t->bk * 4 * t->stages + 16 * t->stages + 16 + 1024;
 }
 
 /*
@@ -1263,7 +1262,7 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             n = push_split_chain(out, n, max, s, ns, g, p->r);
     }
     /* after mma.sync's five: on the H200 the WGMMA kernel is correct but slower (lab rounds
-     * 32-33, docs/perf.md: 1_Square 2.63 ms against 1.97) */
+     * 32-36, docs/perf.md: 1_Square 2.63 ms against 1.97; its producer is the limit) */
     n = push_wgmma(out, n, max, p, hw);
     for (int i = 0; i < ns && i < 2; i++) {
         recipe_gemm_params t = s[i].t;

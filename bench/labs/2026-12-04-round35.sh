@@ -16,8 +16,7 @@ cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab35}
 F=tests/data/recipe
 . bench/labs/lib.sh  # b, def
-w() { build/cutegen recipe --spec "$F/$1.json" --list | sed -n 's/^variant \([0-9]*\): gemm wgmma.*/\1/p' | head -1; }
-b m17 level1/17 $F/matmul_tb.json "$(w matmul_tb)" wgmma-tma
-b g12 level2/12 $F/kb_l2_12_gemm_mul_leaky.json "$(w kb_l2_12_gemm_mul_leaky)" wgmma-tma
-b g76 level2/76 $F/l2_gemm_add_relu.json "$(w l2_gemm_add_relu)" wgmma-tma
+b m17 level1/17 $F/matmul_tb.json "$(listed $F/matmul_tb.json "gemm wgmma")" wgmma-tma
+b g12 level2/12 $F/kb_l2_12_gemm_mul_leaky.json "$(listed $F/kb_l2_12_gemm_mul_leaky.json "gemm wgmma")" wgmma-tma
+b g76 level2/76 $F/l2_gemm_add_relu.json "$(listed $F/l2_gemm_add_relu.json "gemm wgmma")" wgmma-tma
 b g76 level2/76 $F/l2_gemm_add_relu.json 0 tc-first

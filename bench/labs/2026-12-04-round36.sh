@@ -12,10 +12,9 @@ cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab36}
 F=tests/data/recipe
 . bench/labs/lib.sh  # b, def
-k=$(build/cutegen recipe --spec $F/matmul.json --list | sed -n 's/^variant \([0-9]*\): gemm wgmma.*/\1/p' | head -1)
-b m1 level1/1 $F/matmul.json "$k" wgmma-no-load "CGR_LAB_NO_LOAD 1"
-b m1 level1/1 $F/matmul.json "$k" wgmma-no-mma "CGR_LAB_NO_MMA 1"
-b m1 level1/1 $F/matmul.json "$k" wgmma-128x64-overlap "$(def BN 64)" "CGR_WG_OVERLAP 1"
-b m1 level1/1 $F/matmul.json "$k" wgmma-128x64 "$(def BN 64)"
-b m1 level1/1 $F/matmul.json "$k" wgmma-128x256-chained "$(def BN 256)" "$(def STAGES 2)" "$(def PROMOTE 0)"
-b m1 level1/1 $F/matmul.json "$k" wgmma-64x128 "$(def BM 64)" "$(def STAGES 4)"
+b m1 level1/1 $F/matmul.json "$(listed $F/matmul.json "gemm wgmma")" wgmma-no-load "CGR_LAB_NO_LOAD 1"
+b m1 level1/1 $F/matmul.json "$(listed $F/matmul.json "gemm wgmma")" wgmma-no-mma "CGR_LAB_NO_MMA 1"
+b m1 level1/1 $F/matmul.json "$(listed $F/matmul.json "gemm wgmma")" wgmma-128x64-overlap "$(def BN 64)" "CGR_WG_OVERLAP 1"
+b m1 level1/1 $F/matmul.json "$(listed $F/matmul.json "gemm wgmma")" wgmma-128x64 "$(def BN 64)"
+b m1 level1/1 $F/matmul.json "$(listed $F/matmul.json "gemm wgmma")" wgmma-128x256-chained "$(def BN 256)" "$(def STAGES 2)" "$(def PROMOTE 0)"
+b m1 level1/1 $F/matmul.json "$(listed $F/matmul.json "gemm wgmma")" wgmma-64x128 "$(def BM 64)" "$(def STAGES 4)"

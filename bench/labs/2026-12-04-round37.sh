@@ -16,10 +16,9 @@ cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab37}
 F=tests/data/recipe
 . bench/labs/lib.sh  # b, def
-w() { build/cutegen recipe --spec "$F/$1.json" --list | sed -n 's/^variant \([0-9]*\): gemm wgmma.*/\1/p' | head -1; }
-b m1 level1/1 $F/matmul.json "$(w matmul)" wgmma-2prod "CGR_PRODUCERS 2"
-b m1 level1/1 $F/matmul.json "$(w matmul)" wgmma-1prod
+b m1 level1/1 $F/matmul.json "$(listed $F/matmul.json "gemm wgmma")" wgmma-2prod "CGR_PRODUCERS 2"
+b m1 level1/1 $F/matmul.json "$(listed $F/matmul.json "gemm wgmma")" wgmma-1prod
 b m1 level1/1 $F/matmul.json 0 tc-first
-b m1 level1/1 $F/matmul.json "$(w matmul)" wgmma-2prod-no-mma "CGR_PRODUCERS 2" "CGR_LAB_NO_MMA 1"
-b m17 level1/17 $F/matmul_tb.json "$(w matmul_tb)" wgmma-2prod "CGR_PRODUCERS 2"
-b g76 level2/76 $F/l2_gemm_add_relu.json "$(w l2_gemm_add_relu)" wgmma-2prod "CGR_PRODUCERS 2"
+b m1 level1/1 $F/matmul.json "$(listed $F/matmul.json "gemm wgmma")" wgmma-2prod-no-mma "CGR_PRODUCERS 2" "CGR_LAB_NO_MMA 1"
+b m17 level1/17 $F/matmul_tb.json "$(listed $F/matmul_tb.json "gemm wgmma")" wgmma-2prod "CGR_PRODUCERS 2"
+b g76 level2/76 $F/l2_gemm_add_relu.json "$(listed $F/l2_gemm_add_relu.json "gemm wgmma")" wgmma-2prod "CGR_PRODUCERS 2"

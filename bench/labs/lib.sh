@@ -10,6 +10,9 @@ b() {
   mkdir -p "$d"; echo "$t" >"$d/task"
   LAB_PTXAS=1 bench/lab_build.sh "$d" "$spec" "$v" "$name" "$@" >/dev/null || echo "FAILED $t $name"
 }
+#   listed SPEC PATTERN: the first variant of SPEC whose `cutegen recipe --list` line
+#     contains PATTERN ("gemm wgmma"): for b's VARIANT where the list order may change
+listed() { build/cutegen recipe --spec "$1" --list | grep "^variant [0-9]*: .*$2" | head -1 | sed 's/^variant \([0-9]*\):.*/\1/'; }
 def() { echo "s/^#define CGR_$1 [0-9]*\\( .*\\)\\?\$/#define CGR_$1 $2/"; }
 #   k DIR TASK SRC NAME [DEFINE...]: b for the lab kernel SRC (bench/labs/kernels/), each
 #     DEFINE ("LAB_THREADS 256") put in front of it

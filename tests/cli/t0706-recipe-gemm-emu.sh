@@ -86,9 +86,10 @@ for spec in matmul bmm; do
     echo "wgmma_$spec.v$k $(echo "$plan" | grep -m1 "^variant $k:" | cut -d: -f2-)" >>"$TMP/wgmma_jobs"
   done
 done
-if [ -f "$TMP/gen/wgmma_matmul.v0.cu" ]; then
+first=$(ls "$TMP"/gen/wgmma_matmul.v*.cu 2>/dev/null | head -1)
+if [ -n "$first" ]; then
   sed -e "s/^#define CGR_BM .*/#define CGR_BM 64/" -e "s/^#define CGR_BN .*/#define CGR_BN 64/" \
-      -e "s/^#define CGR_STAGES .*/#define CGR_STAGES 3/" "$TMP/gen/wgmma_matmul.v0.cu" >"$TMP/gen/wgmma_matmul.t64x64.cu"
+      -e "s/^#define CGR_STAGES .*/#define CGR_STAGES 3/" "$first" >"$TMP/gen/wgmma_matmul.t64x64.cu"
   echo "wgmma_matmul.t64x64 tile=64x64x32 stages=3" >>"$TMP/wgmma_jobs"
 fi
 while read -r name desc; do

@@ -773,16 +773,6 @@ static void test_gemm_plans(void **state)
     strbuf_release(&line);
 }
 
-/* The first variant of gemm_tc.cu (mma.sync). */
-static int first_mma_sync(const recipe_params *v, int n)
-{
-    int i = 0;
-    while (i < n && v[i].gemm.wgmma)
-        i++;
-    assert_true(i < n);
-    return i;
-}
-
 static void test_gemm_variants(void **state)
 {
     (void)state;
@@ -794,11 +784,10 @@ static void test_gemm_variants(void **state)
     int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
     assert_true(n >= 4);
     assert_int_equal(v[0].gemm.prec, RECIPE_GEMM_3XTF32);
-    int t0 = first_mma_sync(v, n); /* 0: the WGMMA variants come later (test_gemm_wgmma) */
     int tf32 = 0;
-    for (int i = t0; i < n; i++) {
+    for (int i = 0; i < n; i++) {
         const recipe_gemm_params *t = &v[i].gemm;
-        if (t->wgmma)
+        if (t->wgmma) /* test_gemm_wgmma */
             continue;
         assert_int_equal(v[i].threads, 32 * t->wm * t->wn);
         assert_true((t->bm + t->bn) * t->bk * 4 * t->stages <= hw.smem_per_block);
@@ -806,14 +795,14 @@ static void test_gemm_variants(void **state)
         assert_int_equal(t->bn % (16 * t->wn), 0);
         if (t->split_k != 1) {
             /* the one split variant: long chains cut to <= 2048, chained, in 3xTF32 */
-            assert_int_equal(i, t0 + 1);
+            assert_int_equal(i, 1);
             assert_int_equal(t->prec, RECIPE_GEMM_3XTF32);
             assert_true((p.gemm.k + t->split_k - 1) / t->split_k <= 2048);
             assert_int_equal(recipe_tf32_promote((p.gemm.k + t->split_k - 1) / t->split_k), 0);
         }
         tf32 += t->prec == RECIPE_GEMM_TF32;
     }
-    assert_true(p.gemm.k > 2048 && v[t0 + 1].gemm.split_k > 1);
+    assert_true(p.gemm.k > 2048 && v[1].gemm.split_k > 1);
     assert_true(tf32 >= 1); /* offered, flagged: the judge decides */
     /* promotion: chains up to 2048 chained, longer ones a k-tile at a time */
     assert_int_equal(recipe_tf32_promote(64), 0);
@@ -848,8 +837,7 @@ static void test_gemm_variants(void **state)
     load("tall_skinny", &p);
     assert_true(p.gemm.k <= 128);
     n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
-    t0 = first_mma_sync(v, n);
-    assert_true(n >= t0 + 2 && v[t0].gemm.min_blocks >= 2 && v[t0 + 1].gemm.min_blocks >= 2);
+    assert_true(n >= 2 && v[0].gemm.min_blocks >= 2 && v[1].gemm.min_blocks >= 2);
     recipe_plan_release(&p);
     /* M = N = 256, K = 524288: a few tiles, K split over the SMs */
     load("matmul_large_k", &p);
@@ -910,8 +898,9 @@ static void test_gemm_variants(void **state)
 
 /* Hopper's warpgroup MMAs (recipes/gemm_wgmma.cu): offered on sm_90 for plain products of
  * every operand layout, with one producer warpgroup besides the bm/64 consumers and their
- * shared memory within the SM's; not below sm_90, not for row reductions, not where the
- * tiles would leave most SMs idle (M = N = 256: gemm_tc.cu's split-K instead). */
+ * shared memory within the SM's, after mma.sync's first choices; 64 x 128 tiles where
+ * 128 x 128 ones are too few; not below sm_90, not for row reductions, not where the tiles
+ * would leave most SMs idle (M = N = 256: gemm_tc.cu's split-K instead). */
 static void test_gemm_wgmma(void **state)
 {
     (void)state;
@@ -936,7 +925,7 @@ static void test_gemm_wgmma(void **state)
             assert_true(2 * t->stages * (t->bm + t->bn) * t->bk * 4 + 1024 <= hw.smem_per_block);
         }
         assert_true(w >= 1);
-        /* after mma.sync's first choices (slower on the H200: lab rounds 32-33) */
+        /* after mma.sync's first choices (slower on the H200: lab rounds 32-36) */
         int k = 0;
         while (!v[k].gemm.wgmma)
             k++;
@@ -960,10 +949,24 @@ static void test_gemm_wgmma(void **state)
             assert_int_equal(v[i].gemm.wgmma, 0);
         recipe_plan_release(&p);
     }
+    /* 1024 x 1024: 64 tiles of 128 x 128 would leave half the SMs idle, 128 of 64 x 128
+     * (one consumer warpgroup) do not */
+    load("matmul", &p);
+    p.gemm.m = p.gemm.n = 1024;
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    int small = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i].gemm.wgmma) {
+            assert_int_equal(v[i].gemm.bm, 64);
+            assert_int_equal(v[i].threads, 256);
+            small++;
+        }
+    assert_int_equal(small, 1);
+    recipe_plan_release(&p);
     /* an A100: mma.sync only */
     hw.sm = 80;
     load("matmul", &p);
-    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
     for (int i = 0; i < n; i++)
         assert_int_equal(v[i].gemm.wgmma, 0);
     recipe_plan_release(&p);
