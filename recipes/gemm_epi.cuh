@@ -30,6 +30,16 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row,
 }
 
 
+// An accumulator as stored: finished, or (Raw) as it is.
+template <bool Raw>
+__device__ __forceinline__ float finished(const Params &p, float acc, int64_t row, int m, int n)
+{
+    if constexpr (Raw)
+        return acc;
+    else
+        return finish(p, acc, row, m, n);
+}
+
 constexpr int kTilesM = (kM + kBM - 1) / kBM, kTilesN = (kN + kBN - 1) / kBN;
 constexpr int kTiles = kTilesM * kTilesN;
 
@@ -69,9 +79,10 @@ template <class V> __device__ __forceinline__ void store_c(V *dst, V v)
 }
 
 
-// C = the finished accumulators of one thread: acc (MMA,MMA_M,MMA_N) with the (m, n) of
-// each in tCcC; pairs of neighbouring columns (values v, v + 1 of an atom) as float2.
-template <class Acc, class Coord>
+// C = the finished accumulators of one thread (Raw: the values as they are): acc
+// (MMA,MMA_M,MMA_N) with the (m, n) of each in tCcC; pairs of neighbouring columns
+// (values v, v + 1 of an atom) as float2.
+template <bool Raw = false, class Acc, class Coord>
 __device__ __forceinline__ void store_tile(const Params &p, const Acc &acc, const Coord &tCcC, int64_t row0)
 {
     float *C = p.out + row0 * kN;
@@ -86,15 +97,15 @@ __device__ __forceinline__ void store_tile(const Params &p, const Acc &acc, cons
                 if (kN % 2 == 0 && m1 == m0 && n1 == n0 + 1 && (n0 & 1) == 0) {
                     if (m0 < kM && n1 < kN) {
                         float2 r;
-                        r.x = finish(p, acc(v, mi, ni), row0 + m0, m0, n0);
-                        r.y = finish(p, acc(v + 1, mi, ni), row0 + m1, m1, n1);
+                        r.x = finished<Raw>(p, acc(v, mi, ni), row0 + m0, m0, n0);
+                        r.y = finished<Raw>(p, acc(v + 1, mi, ni), row0 + m1, m1, n1);
                         store_c(reinterpret_cast<float2 *>(C + int64_t(m0) * kN + n0), r);
                     }
                 } else {
                     if (m0 < kM && n0 < kN)
-                        store_c(C + int64_t(m0) * kN + n0, finish(p, acc(v, mi, ni), row0 + m0, m0, n0));
+                        store_c(C + int64_t(m0) * kN + n0, finished<Raw>(p, acc(v, mi, ni), row0 + m0, m0, n0));
                     if (m1 < kM && n1 < kN)
-                        store_c(C + int64_t(m1) * kN + n1, finish(p, acc(v + 1, mi, ni), row0 + m1, m1, n1));
+                        store_c(C + int64_t(m1) * kN + n1, finished<Raw>(p, acc(v + 1, mi, ni), row0 + m1, m1, n1));
                 }
             }
         }

@@ -102,6 +102,11 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #define CGR_RR_LOGSUMEXP 5
 #define CGR_RR_SOFTMAX 6
 #define CGR_RR_LOGSOFTMAX 7
+#define CGR_RR_GROUPNORM 8  // over groups of CGR_GN_GROUP columns, every element normalised
+#ifndef CGR_GN_GROUP
+#define CGR_GN_GROUP 4
+#define CGR_GN_EPS 1e-5
+#endif
 
 
 namespace cgr_gemm {
@@ -202,11 +207,13 @@ constexpr int kPerSplit = (kKTiles + kSplit - 1) / kSplit;
 // N through shared memory) and writes one partial per (tile column, row) to the
 // workspace; row_kernel combines a row's partials in order and writes cgr_epi(result).
 // Softmax / log-softmax also keep cgr_pre(product) in the output as scratch: row_kernel
-// writes (max, sum of exp) per row and soft_kernel rewrites every element.
+// writes (max, sum of exp) per row and soft_kernel rewrites every element. GroupNorm keeps
+// only the scratch (no partials): gn_kernel takes each group's statistics and rewrites it.
 
 constexpr int kRowRed = CGR_ROWRED;
 constexpr bool kSoft = kRowRed == CGR_RR_SOFTMAX || kRowRed == CGR_RR_LOGSOFTMAX;
-constexpr bool kPair = kRowRed >= CGR_RR_LOGSUMEXP;  // (max, sum of exp(x - max))
+constexpr bool kGroupNorm = kRowRed == CGR_RR_GROUPNORM;
+constexpr bool kPair = kRowRed >= CGR_RR_LOGSUMEXP && kRowRed <= CGR_RR_LOGSOFTMAX;  // (max, sum of exp(x - max))
 constexpr int64_t kRows = int64_t(kBatch) * kM;
 static_assert(kRowRed == 0 || kSplit == 1, "a row reduction is not split over K");
 
@@ -278,7 +285,7 @@ __device__ __forceinline__ float post_value(const Params &p, float r, int64_t ro
 }
 
 // Workspace: the partials (tile column, row), then (softmax) the rows' (max, sum).
-constexpr size_t kPartFloats = kRowRed ? size_t(kTilesN) * size_t(kRows) * 2 : 0;
+constexpr size_t kPartFloats = kRowRed && !kGroupNorm ? size_t(kTilesN) * size_t(kRows) * 2 : 0;
 constexpr size_t kStatFloats = kSoft ? size_t(kRows) * 2 : 0;
 
 __device__ __forceinline__ void row_finish(const Params &p, int64_t row)
@@ -309,6 +316,33 @@ __device__ __forceinline__ void soft_finish(const Params &p, int64_t i)
     else
         r = v - stat[0] - logf(stat[1]);
     p.out[i] = post_value(p, r, row, n);
+}
+
+// GroupNorm: a group's lanes hold its kGnGroup columns of one row as 16-byte vectors
+// (vector j of lane l at column 4 (j kGnLanes + l): a warp's loads are contiguous), sum
+// them, then the squares of the deviations from the mean (both exact passes over
+// registers, reduced by butterflies within the lanes of the group), and rewrite
+// cgr_epi((v - mean) / sqrt(var + eps)). The generator keeps groups to multiples of 4
+// columns, at most 64 floats a lane.
+constexpr int kGnGroup = CGR_GN_GROUP;
+constexpr int kGnVecs = kGnGroup / 4;
+constexpr int gn_lanes(int vecs)
+{
+    int l = 32;
+    while (vecs % l)
+        l /= 2;
+    return l;
+}
+constexpr int kGnLanes = gn_lanes(kGnVecs);  // lanes a group: a power of 2 dividing its vectors
+constexpr int kGnPer = kGnVecs / kGnLanes;   // vectors a lane holds
+constexpr int64_t kGnGroups = kGroupNorm ? kRows * (kN / kGnGroup) : 0;
+static_assert(!kGroupNorm || (kGnGroup % 4 == 0 && kN % kGnGroup == 0 && kGnPer * 4 <= 64),
+              "GroupNorm groups: whole 16-byte vectors, at most 64 floats a lane");
+
+// An element of a group from its scratch value and the group's mean and 1/sqrt(var + eps).
+__device__ __forceinline__ float gn_value(const Params &p, float v, float mean, float rstd, int64_t row, int n)
+{
+    return post_value(p, (v - mean) * rstd, row, n);
 }
 
 // ---------------------------------------------------------------- the kernel
@@ -392,6 +426,18 @@ __device__ __forceinline__ Stat row_thread_partial(const Params &p, const Acc &a
         }
     }
     return st;
+}
+
+// GroupNorm's scratch: each accumulator through the mask and cgr_pre, in place.
+template <class Acc, class Coord>
+__device__ __forceinline__ void pre_tile(const Params &p, Acc &acc, const Coord &tCcC, int64_t row0)
+{
+    CUTE_UNROLL
+    for (int i = 0; i < size(acc); ++i) {
+        const int m = get<0>(tCcC(i)), n = get<1>(tCcC(i));
+        if (m < kM && n < kN)
+            acc(i) = pre_value(p, acc(i), row0 + m, m, n);
+    }
 }
 
 // Which warp along N thread t is in (the TiledMMA's warps are (WM, WN), column-major).
@@ -586,7 +632,10 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
 
     // epilogue: (row, n) of each accumulator; pairs of neighbouring columns as float2
     const int64_t row0 = int64_t(batch) * kM;
-    if constexpr (kRowRed != 0) {
+    if constexpr (kGroupNorm) {
+        pre_tile(p, acc, tCcC, row0);
+        store_tile<true>(p, acc, tCcC, row0);
+    } else if constexpr (kRowRed != 0) {
         __syncthreads();  // shared memory is reused below
         extern __shared__ __align__(128) char smem_raw[];
         row_partials(p, acc, tCcC, tm, row0, threadIdx.x, reinterpret_cast<Stat *>(smem_raw));
@@ -637,6 +686,55 @@ __global__ void __launch_bounds__(256) soft_kernel(const Params p)
     const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
     if (i < kRows * kN)
         soft_finish(p, i);
+}
+
+// The sum over the kGnLanes lanes of a group (aligned runs of lanes in the warp).
+__device__ __forceinline__ float gn_sum(float v)
+{
+    CUTE_UNROLL
+    for (int o = kGnLanes / 2; o > 0; o /= 2)
+        v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// GroupNorm: kGnLanes lanes a (row, group); every lane of a warp takes part in the
+// butterflies, those past the last group on zeros.
+__global__ void __launch_bounds__(256) gn_kernel(const Params p)
+{
+    const int64_t t = int64_t(blockIdx.x) * 256 + threadIdx.x;
+    const int64_t grp = t / kGnLanes;
+    const int lane = int(t % kGnLanes);
+    const bool live = grp < kGnGroups;
+    const int64_t row = live ? grp / (kN / kGnGroup) : 0;
+    const int n0 = live ? int(grp % (kN / kGnGroup)) * kGnGroup : 0;
+    float *base = p.out + row * kN + n0 + 4 * lane;
+    float4 v[kGnPer];
+    float s = 0.f;
+    CUTE_UNROLL
+    for (int j = 0; j < kGnPer; ++j) {
+        v[j] = live ? *reinterpret_cast<const float4 *>(base + 4 * j * kGnLanes) : make_float4(0.f, 0.f, 0.f, 0.f);
+        s += (v[j].x + v[j].y) + (v[j].z + v[j].w);
+    }
+    const float mean = gn_sum(s) / float(kGnGroup);
+    float q = 0.f;
+    CUTE_UNROLL
+    for (int j = 0; j < kGnPer; ++j) {
+        const float a = v[j].x - mean, b = v[j].y - mean, c = v[j].z - mean, d = v[j].w - mean;
+        q += (a * a + b * b) + (c * c + d * d);
+    }
+    const float rstd = 1.f / sqrtf(gn_sum(q) / float(kGnGroup) + float(CGR_GN_EPS));
+    if (!live)
+        return;
+    CUTE_UNROLL
+    for (int j = 0; j < kGnPer; ++j) {
+        const int n = n0 + 4 * (j * kGnLanes + lane);
+        float4 r;
+        r.x = gn_value(p, v[j].x, mean, rstd, row, n);
+        r.y = gn_value(p, v[j].y, mean, rstd, row, n + 1);
+        r.z = gn_value(p, v[j].z, mean, rstd, row, n + 2);
+        r.w = gn_value(p, v[j].w, mean, rstd, row, n + 3);
+        *reinterpret_cast<float4 *>(base + 4 * j * kGnLanes) = r;
+    }
 }
 #endif  // CGR_GEMM_EMULATE
 
@@ -693,7 +791,12 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         if (cudaGetLastError() != cudaSuccess)
             return CG_LAUNCH_FAILED;
     }
-    if constexpr (kRowRed != 0) {
+    if constexpr (kGroupNorm) {
+        const int64_t threads = kGnGroups * kGnLanes;
+        gn_kernel<<<unsigned((threads + 255) / 256), 256, 0, stream>>>(p);
+        if (cudaGetLastError() != cudaSuccess)
+            return CG_LAUNCH_FAILED;
+    } else if constexpr (kRowRed != 0) {
         row_kernel<<<unsigned((kRows + 255) / 256), 256, 0, stream>>>(p);
         if (cudaGetLastError() != cudaSuccess)
             return CG_LAUNCH_FAILED;

@@ -54,7 +54,8 @@ static int add_node(recipe_plan *p, enum rx_op op, int a, int b, double p0, doub
 const char *recipe_red_name(enum recipe_red r)
 {
     static const char *names[] = { "sum", "mean", "max", "min", "prod", "argmax", "argmin",
-                                   "softmax", "log_softmax", "logsumexp", "cumsum", "cumprod" };
+                                   "softmax", "log_softmax", "logsumexp", "cumsum", "cumprod",
+                                   "group_norm" };
     return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
 }
 
@@ -767,6 +768,49 @@ static int gemm_batchnorm(struct walk *w, const json_t *node, const struct value
     return 0;
 }
 
+/* GroupNorm(G, C) of a 2-D product (rows, C = N): statistics over each group of N / G
+ * columns of a row, a reduction of the product like softmax (the normalised value is the
+ * RX_ACC of the epilogue), then the per-column affine weight and bias. */
+static int gemm_groupnorm(struct walk *w, const json_t *node, const struct value *x, const char *repr,
+                          struct value *out)
+{
+    recipe_plan *p = w->p;
+    const char *target = json_string_value(json_object_get(node, "target"));
+    long groups = 0, chans = 0;
+    if (!target || !repr || sscanf(repr, "GroupNorm(%ld, %ld", &groups, &chans) != 2 || groups < 1)
+        return not_covered(w, "%s without its groups and channels in the module's repr", "GroupNorm");
+    if (p->gemm.ndim != 2 || !p->gemm.n_last)
+        return not_covered(w, "%s of a product that is not 2-D (rows, columns)", "GroupNorm");
+    if (chans != p->gemm.n || chans % groups)
+        return not_covered(w, "%s whose channels are not the product's columns", "GroupNorm");
+    bool affine = !strstr(repr, "affine=False");
+    char name[160];
+    int k[2] = { -1, -1 };
+    static const char *parts[] = { "weight", "bias" };
+    for (int i = 0; affine && i < 2; i++) {
+        snprintf(name, sizeof name, "%s.%s", target, parts[i]);
+        k[i] = input_named(p, name);
+        if (k[i] < 0)
+            return not_covered(w, "GroupNorm without its %s among the inputs", parts[i]);
+    }
+    if (begin_reduction(w, x, "GroupNorm"))
+        return 1;
+    p->gemm.gn_group = chans / groups;
+    p->gemm.gn_eps = repr_num(repr, "eps=", 1e-5);
+    struct value t, v;
+    memset(&t, 0, sizeof t);
+    if (set_reduction(w, RED_GROUPNORM, x->node, 1, false, &t))
+        return 1;
+    for (int i = 0; i < 2; i++) {
+        if (k[i] < 0)
+            continue;
+        input_value(w, k[i], &v);
+        if (make_op(w, i ? RX_ADD : RX_MUL, &t, &v, 0, 0, &t, "GroupNorm"))
+            return 1;
+    }
+    *out = t;
+    return 0;
+}
 
 static struct value const_value(double v)
 {
@@ -898,6 +942,8 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
                 return make_op(w, mods[i].op, x, NULL, 0, 0, out, base);
         if (!strcmp(base, "BatchNorm1d") && w->p->family == RECIPE_GEMM)
             return gemm_batchnorm(w, node, x, repr, out);
+        if (!strcmp(base, "GroupNorm") && w->p->family == RECIPE_GEMM)
+            return gemm_groupnorm(w, node, x, repr, out);
         if (!strcmp(base, "Identity") || !strcmp(base, "Dropout")) {
             *out = *x;
             return 0;

@@ -78,7 +78,8 @@ enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
     RED_SOFTMAX, RED_LOGSOFTMAX,
     RED_LOGSUMEXP, /* GEMM only: over the product's rows */
-    RED_CUMSUM, RED_CUMPROD /* SCAN: prefix sums and products along one dim */
+    RED_CUMSUM, RED_CUMPROD, /* SCAN: prefix sums and products along one dim */
+    RED_GROUPNORM /* GEMM only: GroupNorm over groups of the product's columns */
 };
 
 /* How the kernel reads an input: as the output's full shape (16-byte vectors), as one
@@ -131,6 +132,8 @@ typedef struct recipe_gemm_plan {
     int ndim;               /* the product's shape (torch's matmul result) */
     int64_t shape[RECIPE_MAX_DIMS];
     enum recipe_gemm_in in[RECIPE_MAX_INPUTS];
+    int64_t gn_group;       /* RED_GROUPNORM: columns a group (N / num_groups) */
+    double gn_eps;          /* RED_GROUPNORM: added to the variance */
 } recipe_gemm_plan;
 /* CONV (src/recipe_conv.c): how the kernel reads each input. */
 enum recipe_conv_in {

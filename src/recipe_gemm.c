@@ -802,6 +802,19 @@ static int classify_dag(recipe_plan *p, int root, const recipe_tensor *o, bool r
     return 0;
 }
 
+/* GroupNorm after a product (recipes/gemm_tc.cu gn_kernel): a group's lanes hold its
+ * columns in registers as 16-byte vectors, at most 64 floats a lane over 32 lanes. */
+static int gn_fit(int64_t group, strbuf *why)
+{
+    char n[32];
+    snprintf(n, sizeof n, "%lld", (long long)group);
+    if (group % 4)
+        return not_covered(why, "GroupNorm of %s columns a group (multiples of 4 are covered)", n);
+    if (group > 32 * 64)
+        return not_covered(why, "GroupNorm of %s columns a group (at most 2048 are covered)", n);
+    return 0;
+}
+
 int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
 {
     recipe_gemm_plan *g = &p->gemm;
@@ -820,8 +833,9 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
     bool rowred = p->root >= 0;
     recipe_tensor want = prod;
     if (rowred) {
-        /* a reduction over the product's rows: dim N, the last */
-        bool soft = p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX;
+        /* a reduction over the product's rows: dim N, the last (GroupNorm: over groups of
+         * its columns, normalising every element like softmax) */
+        bool soft = p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX || p->red == RED_GROUPNORM;
         if (p->red != RED_SUM && p->red != RED_MEAN && p->red != RED_MAX && p->red != RED_MIN &&
             p->red != RED_LOGSUMEXP && !soft)
             return not_covered(why, "%s of a matrix product", recipe_red_name(p->red));
@@ -832,6 +846,8 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
         if (g->gemv)
             return not_covered(why, "%s of a matrix-vector product", recipe_red_name(p->red));
         p->dim = dim;
+        if (p->red == RED_GROUPNORM && gn_fit(g->gn_group, why))
+            return 1;
         if (!soft) {
             if (p->keepdim)
                 want.shape[dim] = 1;
@@ -863,7 +879,7 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
         g->in[i] = i == g->a || i == g->b ? RG_OPERAND : RG_UNUSED;
         p->kind[i] = RK_UNUSED;
     }
-    bool soft = rowred && (p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX);
+    bool soft = rowred && (p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX || p->red == RED_GROUPNORM);
     if (rowred) {
         if (p->root >= 0 && classify_dag(p, p->root, &prod, false, why))
             return 1;
@@ -926,6 +942,8 @@ void recipe_gemm_describe(const recipe_plan *p, strbuf *out)
     if (p->r > 0) {
         strbuf_adds(out, "row reduction: ");
         strbuf_addf(out, "%s over dim %d%s of ", recipe_red_name(p->red), p->dim, p->keepdim ? " (keepdim)" : "");
+        if (p->red == RED_GROUPNORM)
+            strbuf_addf(out, "groups of %lld columns (eps %g) of ", (long long)g->gn_group, g->gn_eps);
         if (p->root >= 0)
             rx_format(p, p->root, out);
         else
@@ -1356,7 +1374,8 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     t->split_k > 0 ? t->split_k : 1, t->group > 0 ? t->group : 8, t->prec);
         int64_t split = t->split_k > 0 ? t->split_k : 1;
         strbuf_addf(sb, "#define CGR_PROMOTE %d\n", recipe_tf32_promote((g->k + split - 1) / split));
-        strbuf_addf(sb, "#define CGR_STORE_STREAM %d\n", RECIPE_GEMM_STORE_STREAM);
+        /* GroupNorm's scratch is read back at once: plain stores keep it in L2 */
+        strbuf_addf(sb, "#define CGR_STORE_STREAM %d\n", p->r > 0 ? 0 : RECIPE_GEMM_STORE_STREAM);
     }
     strbuf_addf(sb, "#define CGR_TRI %d\n#define CGR_TRI_DIAG %lld\n", g->tri, (long long)g->tri_diag);
     int rr = 0;
@@ -1369,10 +1388,13 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         case RED_LOGSUMEXP: rr = 5; break;
         case RED_SOFTMAX: rr = 6; break;
         case RED_LOGSOFTMAX: rr = 7; break;
+        case RED_GROUPNORM: rr = 8; break;
         default: BUG("gemm row reduction %d", (int)p->red);
         }
     }
     strbuf_addf(sb, "#define CGR_ROWRED %d\n", rr);
+    if (rr == 8)
+        strbuf_addf(sb, "#define CGR_GN_GROUP %lld\n#define CGR_GN_EPS %.9g\n", (long long)g->gn_group, g->gn_eps);
     static const char *kinds[] = { "CGR_GE_UNUSED", "CGR_GE_OPERAND", "CGR_GE_FULL", "CGR_GE_SCALAR",
                                    "CGR_GE_COL", "CGR_GE_ROW" };
     strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);

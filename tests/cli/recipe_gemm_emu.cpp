@@ -363,7 +363,7 @@ void run_cta(const Params &p, int pid, int batch, int split, Cta &cta)
 
     // the epilogue, as the kernel writes it
     const int64_t row0 = int64_t(batch) * kM;
-    if constexpr (kRowRed != 0) {
+    if constexpr (kRowRed != 0 && !kGroupNorm) {
         // row_partials: every thread's partial of each of its rows, the quads' butterfly
         // (shfl_xor 1, then 2), lane 0 of each quad into red[slot][row in tile]
         std::vector<Stat> red(size_t(kWN) * kBM, Stat{ NAN, NAN });
@@ -413,6 +413,8 @@ void run_cta(const Params &p, int pid, int batch, int split, Cta &cta)
     for (int t = 0; t < kThreads; ++t) {
         Tensor tCcC = acc_coords(t, tm, tn);
         AccT &a = acc[t];
+        if constexpr (kGroupNorm)
+            pre_tile(p, a, tCcC, row0);  // GroupNorm's scratch, stored raw below
         if constexpr (kSplit > 1) {
             float *W = p.out + (int64_t(split) * kBatch + batch) * int64_t(kM) * kN;
             for (int i = 0; i < int(size(a)); ++i) {
@@ -431,14 +433,14 @@ void run_cta(const Params &p, int pid, int batch, int split, Cta &cta)
                             if (m0 < kM && n1 < kN) {
                                 if ((int64_t(m0) * kN + n0) % 2)
                                     fail("a float2 store is not 8-byte aligned", m0, n0);
-                                C[int64_t(m0) * kN + n0] = finish(p, a(v, mi, ni), row0 + m0, m0, n0);
-                                C[int64_t(m1) * kN + n1] = finish(p, a(v + 1, mi, ni), row0 + m1, m1, n1);
+                                C[int64_t(m0) * kN + n0] = finished<kGroupNorm>(p, a(v, mi, ni), row0 + m0, m0, n0);
+                                C[int64_t(m1) * kN + n1] = finished<kGroupNorm>(p, a(v + 1, mi, ni), row0 + m1, m1, n1);
                             }
                         } else {
                             if (m0 < kM && n0 < kN)
-                                C[int64_t(m0) * kN + n0] = finish(p, a(v, mi, ni), row0 + m0, m0, n0);
+                                C[int64_t(m0) * kN + n0] = finished<kGroupNorm>(p, a(v, mi, ni), row0 + m0, m0, n0);
                             if (m1 < kM && n1 < kN)
-                                C[int64_t(m1) * kN + n1] = finish(p, a(v + 1, mi, ni), row0 + m1, m1, n1);
+                                C[int64_t(m1) * kN + n1] = finished<kGroupNorm>(p, a(v + 1, mi, ni), row0 + m1, m1, n1);
                         }
                     }
         }
@@ -488,7 +490,7 @@ int main()
     int64_t total = 1;
     for (int d = 0; d < ondim; ++d)
         total *= kOutShape[d];
-    const bool reduced = kRowRed != 0 && !kSoft;
+    const bool reduced = kRowRed != 0 && !kSoft && !kGroupNorm;
     if (total != (reduced ? kRows : int64_t(kBatch) * kM * kN)) {
         fprintf(stderr, "emu: the output has %lld elements, batch x M x N is %lld\n", (long long)total,
                 (long long)(int64_t(kBatch) * kM * kN));
@@ -526,7 +528,22 @@ int main()
             out[size_t(i)] = finish(q, s, row, m, n);
         }
     }
-    if constexpr (kRowRed != 0) {  // row_kernel, soft_kernel
+    if constexpr (kGroupNorm) {  // gn_kernel: a group's mean, then its deviations, in fp32
+        for (int64_t g = 0; g < kGnGroups; ++g) {
+            const int64_t row = g / (kN / kGnGroup);
+            const int n0 = int(g % (kN / kGnGroup)) * kGnGroup;
+            float *o = p.out + row * kN + n0;
+            float s = 0.f, q = 0.f;
+            for (int c = 0; c < kGnGroup; ++c)
+                s += o[c];
+            const float mean = s / float(kGnGroup);
+            for (int c = 0; c < kGnGroup; ++c)
+                q += (o[c] - mean) * (o[c] - mean);
+            const float rstd = 1.f / std::sqrt(q / float(kGnGroup) + float(CGR_GN_EPS));
+            for (int c = 0; c < kGnGroup; ++c)
+                o[c] = gn_value(p, o[c], mean, rstd, row, n0 + c);
+        }
+    } else if constexpr (kRowRed != 0) {  // row_kernel, soft_kernel
         for (int64_t row = 0; row < kRows; ++row)
             row_finish(p, row);
         if constexpr (kSoft)
@@ -595,6 +612,23 @@ int main()
             mx = std::max(mx, vals[size_t(n)]);
             mn = std::min(mn, vals[size_t(n)]);
             sum += vals[size_t(n)];
+        }
+        if (kGroupNorm) {
+            for (int n0 = 0; n0 < kN; n0 += kGnGroup) {
+                double gs = 0, gq = 0;
+                for (int c = 0; c < kGnGroup; ++c)
+                    gs += vals[size_t(n0 + c)];
+                const double mean = gs / kGnGroup;
+                for (int c = 0; c < kGnGroup; ++c)
+                    gq += (vals[size_t(n0 + c)] - mean) * (vals[size_t(n0 + c)] - mean);
+                const double rstd = 1.0 / std::sqrt(gq / kGnGroup + CGR_GN_EPS);
+                for (int c = 0; c < kGnGroup; ++c) {
+                    inputs_at(row * kN + n0 + c, pshape.data(), pnd);
+                    check(row * kN + n0 + c, cgr_epi(float((vals[size_t(n0 + c)] - mean) * rstd), x.data()), b, m,
+                          n0 + c);
+                }
+            }
+            continue;
         }
         double se = 0;
         for (int n = 0; n < kN; ++n)

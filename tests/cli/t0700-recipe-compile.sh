@@ -42,9 +42,10 @@ echo "90a $SRC/recipes/scan.cu $SRC/recipes" >>"$jobs"
 
 covered=0
 # GEMM fixtures built by default: each operand layout, 4-byte copies, batches, split-K,
-# triu, matrix-vector, epilogues reading every kind of input, row reductions
+# triu, matrix-vector, epilogues reading every kind of input, row reductions, GroupNorm
 gemm_sample="matmul matmul_irregular matmul_tab bmm_tb_method matmul_large_k triu_matmul matvec
-linear_residual l2_matmul_add_swish_tanh_gelu_hardtanh kb_l2_22_lse_mish kb_l2_99_gelu_softmax"
+linear_residual l2_matmul_add_swish_tanh_gelu_hardtanh kb_l2_22_lse_mish kb_l2_99_gelu_softmax
+l2_gemm_groupnorm_hardtanh l2_matmul_swish_sum_groupnorm"
 gemm_sample=$(echo $gemm_sample)
 for spec in "$SRC"/tests/data/recipe/*.json; do
   name=$(basename "$spec" .json)

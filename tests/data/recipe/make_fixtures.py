@@ -701,6 +701,71 @@ linear_chain("l2_matmul_add_swish_tanh_gelu_hardtanh", "95_Matmul_Add_Swish_Tanh
               fn("hardtanh", "torch.nn.functional.hardtanh", ["%gelu"],
                  {"min_val": -1, "max_val": 1, "inplace": False}), out("%hardtanh")],
              [8192, 8192, [8192]], gemm="matmul", extra=[tensor("add_value", [8192], kind="param")])
+# nn.Linear then GroupNorm over groups of the product's columns (level 2's 30), and one
+# with a pointwise chain and a per-column parameter before it (level 2's 37)
+FIX["l2_gemm_groupnorm_hardtanh"] = spec(
+    "30_Gemm_GroupNorm_Hardtanh.py",
+    [tensor("x", [1024, 8192]), tensor("gemm.weight", [8192, 8192], kind="param"),
+     tensor("gemm.bias", [8192], kind="param"), tensor("group_norm.weight", [8192], kind="param"),
+     tensor("group_norm.bias", [8192], kind="param")],
+    [tensor("output", [1024, 8192])],
+    [ph("x"), mod("gemm", "gemm", "Linear", "Linear(in_features=8192, out_features=8192, bias=True)", ["%x"]),
+     mod("group_norm", "group_norm", "GroupNorm", "GroupNorm(16, 8192, eps=1e-05, affine=True)", ["%gemm"]),
+     mod("hardtanh", "hardtanh", "Hardtanh", "Hardtanh(min_val=-2.0, max_val=2.0)", ["%group_norm"]),
+     out("%hardtanh")], [8192, 8192, 16, -2.0, 2.0])
+FIX["l2_gemm_groupnorm_hardtanh"]["problem"] = "/kernelbench/level2/30_Gemm_GroupNorm_Hardtanh.py"
+EXPECT["l2_gemm_groupnorm_hardtanh"] = "gemm"
+FIX["l2_matmul_swish_sum_groupnorm"] = spec(
+    "37_Matmul_Swish_Sum_GroupNorm.py",
+    [tensor("x", [32768, 1024]), tensor("bias", [4096], kind="param"),
+     tensor("matmul.weight", [4096, 1024], kind="param"), tensor("matmul.bias", [4096], kind="param"),
+     tensor("group_norm.weight", [4096], kind="param"), tensor("group_norm.bias", [4096], kind="param")],
+    [tensor("output", [32768, 4096])],
+    [ph("x"), mod("matmul", "matmul", "Linear", "Linear(in_features=1024, out_features=4096, bias=True)", ["%x"]),
+     fn("sigmoid", "torch.sigmoid", ["%matmul"]), fn("mul", "_operator.mul", ["%sigmoid", "%matmul"]),
+     attr("bias", "bias"), fn("add", "_operator.add", ["%mul", "%bias"]),
+     mod("group_norm", "group_norm", "GroupNorm", "GroupNorm(64, 4096, eps=1e-05, affine=True)", ["%add"]),
+     out("%group_norm")], [1024, 4096, 64, [4096]])
+FIX["l2_matmul_swish_sum_groupnorm"]["problem"] = "/kernelbench/level2/37_Matmul_Swish_Sum_GroupNorm.py"
+EXPECT["l2_matmul_swish_sum_groupnorm"] = "gemm"
+
+def gemm_gn(key, problem, n_groups, pre, post, extra=(), gemm="gemm", gn="group_norm", k=8192, n=8192, init=()):
+    """nn.Linear(k, n), the nodes pre, GroupNorm(n_groups, n), the nodes post (level 2's
+    GEMM + GroupNorm chains; a model's own parameters come first, as state() lists them)."""
+    ins = [tensor("x", [1024, k])] + list(extra) + [
+        tensor(gemm + ".weight", [n, k], kind="param"), tensor(gemm + ".bias", [n], kind="param"),
+        tensor(gn + ".weight", [n], kind="param"), tensor(gn + ".bias", [n], kind="param")]
+    last = pre[-1]["name"] if pre else gemm
+    nodes = ([ph("x"), mod(gemm, gemm, "Linear", f"Linear(in_features={k}, out_features={n}, bias=True)", ["%x"])]
+             + pre + [mod(gn, gn, "GroupNorm", f"GroupNorm({n_groups}, {n}, eps=1e-05, affine=True)", ["%" + last])]
+             + post + [out("%" + (post[-1]["name"] if post else gn))])
+    FIX[key] = spec(problem, ins, [tensor("output", [1024, n])], nodes, init)
+    FIX[key]["problem"] = "/kernelbench/level2/" + problem
+    EXPECT[key] = "gemm"
+
+
+gemm_gn("l2_matmul_groupnorm_leaky_sum", "62_Matmul_GroupNorm_LeakyReLU_Sum.py", 512, [],
+        [fn("leaky_relu", "torch.nn.functional.leaky_relu", ["%gn"], {"negative_slope": 0.01, "inplace": False}),
+         fn("add", "_operator.add", ["%leaky_relu", "%leaky_relu"])], gemm="fc", gn="gn")
+gemm_gn("l2_gemm_groupnorm_swish_mul_swish", "88_Gemm_GroupNorm_Swish_Multiply_Swish.py", 256, [],
+        [fn("sigmoid", "torch.sigmoid", ["%group_norm"]), fn("mul", "_operator.mul", ["%group_norm", "%sigmoid"]),
+         attr("multiply_weight", "multiply_weight"), fn("mul_1", "_operator.mul", ["%mul", "%multiply_weight"]),
+         fn("sigmoid_1", "torch.sigmoid", ["%mul_1"]), fn("mul_2", "_operator.mul", ["%mul_1", "%sigmoid_1"])],
+        extra=[tensor("multiply_weight", [8192], kind="param")])
+gemm_gn("l2_gemm_bias_hardtanh_mish_groupnorm", "94_Gemm_BiasAdd_Hardtanh_Mish_GroupNorm.py", 256,
+        [attr("bias", "bias"), fn("add", "_operator.add", ["%gemm", "%bias"]),
+         mod("hardtanh", "hardtanh", "Hardtanh", "Hardtanh(min_val=-1.0, max_val=1.0)", ["%add"]),
+         mod("mish", "mish", "Mish", "Mish()", ["%hardtanh"])], [],
+        extra=[tensor("bias", [8192], kind="param")], gn="groupnorm")
+# groups the kernel does not hold: 6 columns (not whole 16-byte vectors)
+FIX["gemm_groupnorm_odd_group"] = spec(
+    "custom_gemm_gn_odd.py",
+    [tensor("x", [64, 32]), tensor("fc.weight", [48, 32], kind="param"), tensor("fc.bias", [48], kind="param"),
+     tensor("gn.weight", [48], kind="param"), tensor("gn.bias", [48], kind="param")],
+    [tensor("output", [64, 48])],
+    [ph("x"), mod("fc", "fc", "Linear", "Linear(in_features=32, out_features=48, bias=True)", ["%x"]),
+     mod("gn", "gn", "GroupNorm", "GroupNorm(8, 48, eps=1e-05, affine=True)", ["%fc"]), out("%gn")])
+EXPECT["gemm_groupnorm_odd_group"] = "not covered: GroupNorm of 6 columns a group"
 # F.linear with parameters through get_attr, a residual input and a per-row scale
 FIX["linear_residual"] = spec("custom_linear_residual.py",
                               [tensor("x", [300, 200]), tensor("res", [300, 100]), tensor("s", [300, 1]),
@@ -805,6 +870,26 @@ EMU["rr_logsoftmax_bmm"] = spec("custom_rr_logsoftmax.py",
                                  fn("add", "_operator.add", ["%bmm", "%c"]),
                                  fn("log_softmax", "torch.log_softmax", ["%add"], {"dim": -1}),
                                  out("%log_softmax")])
+
+# GroupNorm over groups of the product's columns: 16 columns (4 lanes of a vector each),
+# and 48 (12 vectors: 4 lanes of 3), with a chain before and after, odd rows
+EMU["rr_groupnorm"] = spec("custom_rr_groupnorm.py",
+                           [tensor("x", [70, 40]), tensor("fc.weight", [96, 40], kind="param"),
+                            tensor("fc.bias", [96], kind="param"), tensor("gn.weight", [96], kind="param"),
+                            tensor("gn.bias", [96], kind="param"), tensor("m", [96], kind="param")],
+                           [tensor("output", [70, 96])],
+                           [ph("x"), mod("fc", "fc", "Linear", "Linear(in_features=40, out_features=96, bias=True)", ["%x"]),
+                            fn("sigmoid", "torch.sigmoid", ["%fc"]), fn("mul", "_operator.mul", ["%fc", "%sigmoid"]),
+                            mod("gn", "gn", "GroupNorm", "GroupNorm(6, 96, eps=1e-05, affine=True)", ["%mul"]),
+                            attr("m", "m"), fn("mul_1", "_operator.mul", ["%gn", "%m"]),
+                            fn("tanh", "torch.tanh", ["%mul_1"]), out("%tanh")])
+EMU["rr_groupnorm_wide"] = spec("custom_rr_groupnorm_wide.py",
+                                [tensor("x", [33, 52]), tensor("fc.weight", [144, 52], kind="param"),
+                                 tensor("fc.bias", [144], kind="param")],
+                                [tensor("output", [33, 144])],
+                                [ph("x"), mod("fc", "fc", "Linear", "Linear(in_features=52, out_features=144, bias=True)", ["%x"]),
+                                 mod("gn", "gn", "GroupNorm", "GroupNorm(3, 144, eps=0.001, affine=False)", ["%fc"]),
+                                 out("%gn")])
 
 os.makedirs(os.path.join(HERE, "emu"), exist_ok=True)
 for key, s in EMU.items():
