@@ -215,6 +215,9 @@ def build_rows(specs, cutegen, reports):
     measured = {}  # (level, id) -> (row, label); a later report wins
     for label, rows in reports:
         for key, p in rows.items():
+            # a row that judged nothing (the sweep ended before it) replaces nothing
+            if p.get("correct") is not True and judged_nothing(p):
+                continue
             measured[key] = (p, label)
     out = []
     seen = set()
@@ -237,6 +240,14 @@ def build_rows(specs, cutegen, reports):
         out.append(make_row(level, pid, name, False, "- (no task spec)", (p, label)))
     out.sort(key=lambda r: (r["level"], r["problem_id"], r["problem"]))
     return out
+
+
+def judged_nothing(p):
+    """True when a report row carries verdicts and every count is zero: the sweep ended
+    before judging it (level 2's 16, 26 and 100 in the 12-03 19:30 sweep), so it is not
+    a measurement (not run, rather than wrong)."""
+    v = p.get("verdicts")
+    return isinstance(v, dict) and bool(v) and not any(isinstance(n, (int, float)) and n for n in v.values())
 
 
 def make_row(level, pid, name, covered, what, m):

@@ -103,6 +103,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_TRANSPOSED
 #define CGR_TRANSPOSED 0    // 1: ConvTranspose (x gathered by division, weight [CIN, COUT, k...])
 #endif
+#ifndef CGR_PHASES
+#define CGR_PHASES 0        // 1 (transposed, stride 1 or dilation 1 a dim): sub-pixel phases
+#endif
 
 // How the epilogue reads an input: not at all, an operand of the convolution (not read
 // by the epilogue), the output's shape (contiguous), one element, one value per channel.
@@ -151,6 +154,35 @@ static_assert(kBM % kARowStep == 0, "BM must be a multiple of 8 x warps");
 // the B copy: a warp is 1 row x 32 k; warps along n
 constexpr int kBRows = kBN / kWarps;
 static_assert(kBN % kWarps == 0, "BN must be a multiple of the warps");
+
+// ---------------------------------------------------------------- sub-pixel phases
+//
+// CGR_PHASES (a transposed convolution whose every dim has stride 1 or dilation 1): the
+// outputs o with o + P = S*Q + r (a dim at a time) form phase r; in phase r only taps
+// kk = r + S*j (stride 1: every kk = j) reach the input, at i = Q - j*step (step: the
+// dilation where the stride is 1, else 1). So each phase is a dense convolution with
+// ceil((K - r) / S) taps a dim: M is laid out phase-major (every phase a box of
+// ceil(O / S) Q's a dim, the rows past O masked), a CTA's M tile lies in one phase, and
+// its K loop runs over that phase's taps only (the weight rearranged per phase into the
+// workspace by transpose_weight). Without it a stride-2 3D layer multiplies 8 times the
+// taps it needs, 7 of 8 zero-filled.
+constexpr bool kPhases = CGR_TRANSPOSED && CGR_PHASES;
+static_assert(!CGR_PHASES || CGR_TRANSPOSED, "phases: transposed convolutions only");
+static_assert(!kPhases || ((kSD == 1 || kDD == 1) && (kSH == 1 || kDH == 1) && (kSW == 1 || kDW == 1)),
+              "phases: stride 1 or dilation 1 in each dim");
+constexpr int kR = kPhases ? kSD * kSH * kSW : 1;  // phases
+// taps of residue r along a dim of K taps, stride S
+CUTE_HOST_DEVICE constexpr int ph_taps(int r, int K, int S) { return r < K ? (K - r + S - 1) / S : 0; }
+// the smallest Q of residue r whose output o = S*Q + r - P is >= 0
+CUTE_HOST_DEVICE constexpr int ph_qmin(int r, int P, int S) { return r >= P ? 0 : (P - r + S - 1) / S; }
+constexpr int kCD = (kOD + kSD - 1) / kSD, kCH = (kOH + kSH - 1) / kSH, kCW = (kOW + kSW - 1) / kSW;
+constexpr int64_t kMPhase64 = int64_t(kNb) * kCD * kCH * kCW;  // rows of a phase's box
+constexpr int kStepD = kSD == 1 ? kDD : 1, kStepH = kSH == 1 ? kDH : 1, kStepW = kSW == 1 ? kDW : 1;
+// phases: each phase's box of rows padded to whole M tiles; the GEMM's M is all of them
+constexpr int kTilesPerPhase = int((kMPhase64 + kBM - 1) / kBM);
+constexpr int64_t kMRows64 = kPhases ? int64_t(kR) * kTilesPerPhase * kBM : kM64;
+static_assert(kMRows64 < (int64_t(1) << 31) - 256, "the phases' rows must fit an int");
+constexpr int kMRows = int(kMRows64);
 
 // ---------------------------------------------------------------- layouts
 
@@ -223,6 +255,77 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t idx,
     return cgr_epi(acc, x);
 }
 
+// ---------------------------------------------------------------- rows and phases
+
+// A phase's taps: how many a dim, and its K (CIN x taps).
+struct PhaseTaps {
+    int td, th, tw, t, k;
+};
+CUTE_HOST_DEVICE PhaseTaps phase_taps(int phase)
+{
+    const int rd = phase / (kSH * kSW), rh = (phase / kSW) % kSH, rw = phase % kSW;
+    PhaseTaps pt;
+    pt.td = ph_taps(rd, kKD, kSD);
+    pt.th = ph_taps(rh, kKH, kSH);
+    pt.tw = ph_taps(rw, kKW, kSW);
+    pt.t = pt.td * pt.th * pt.tw;
+    pt.k = kCin * pt.t;
+    return pt;
+}
+
+// Where phase `phase`'s weight [COUT][K_phase] starts in the workspace.
+CUTE_HOST_DEVICE int64_t phase_woff(int phase)
+{
+    int64_t off = 0;
+    for (int r = 0; r < phase; ++r)
+        off += int64_t(kCout) * phase_taps(r).k;
+    return off;
+}
+
+// Row m of the GEMM: the output pixel it computes (image nb, pixel index pix in the image)
+// and, transposed, the input corner Q (o + P = S*Q + r); false past the outputs.
+struct RowPix {
+    int nb, pix, qd, qh, qw;
+};
+CUTE_HOST_DEVICE bool row_pixel(int m, RowPix &rp)
+{
+    int od, oh, ow;
+    if constexpr (kPhases) {
+        const int phase = m / (kTilesPerPhase * kBM);
+        const int ml = m - phase * (kTilesPerPhase * kBM);
+        if (phase >= kR || ml >= int(kMPhase64))
+            return false;
+        const int rd = phase / (kSH * kSW), rh = (phase / kSW) % kSH, rw = phase % kSW;
+        rp.nb = ml / (kCD * kCH * kCW);
+        int rest = ml - rp.nb * (kCD * kCH * kCW);
+        const int cd = rest / (kCH * kCW);
+        rest -= cd * (kCH * kCW);
+        const int ch = rest / kCW, cw = rest - ch * kCW;
+        rp.qd = ph_qmin(rd, kPD, kSD) + cd;
+        rp.qh = ph_qmin(rh, kPH, kSH) + ch;
+        rp.qw = ph_qmin(rw, kPW, kSW) + cw;
+        od = kSD * rp.qd + rd - kPD;
+        oh = kSH * rp.qh + rh - kPH;
+        ow = kSW * rp.qw + rw - kPW;
+        if (od >= kOD || oh >= kOH || ow >= kOW)
+            return false;
+    } else {
+        if (m >= kM)
+            return false;
+        rp.nb = m / kP;
+        const int pix = m - rp.nb * kP;
+        od = pix / (kOH * kOW);
+        const int r = pix - od * (kOH * kOW);
+        oh = r / kOW;
+        ow = r - oh * kOW;
+        rp.qd = (od + kPD) / kSD;
+        rp.qh = (oh + kPH) / kSH;
+        rp.qw = (ow + kPW) / kSW;
+    }
+    rp.pix = (od * kOH + oh) * kOW + ow;
+    return true;
+}
+
 // ---------------------------------------------------------------- the kernel
 
 __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p)
@@ -253,6 +356,27 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
 #if CGR_TRANSPOSED
     int a_res[kARows];  // (o + P) mod S in d, h, w, as one number
 #endif
+#if CGR_PHASES
+    // this CTA's phase: its taps and K, its weight in the workspace
+    const int phase = tm / kTilesPerPhase;
+    const PhaseTaps pt = phase_taps(phase < kR ? phase : 0);
+    const int kKr = pt.k, kThw = pt.th * pt.tw;
+    const float *Wp = p.wt + phase_woff(phase < kR ? phase : 0);
+    CUTE_UNROLL
+    for (int i = 0; i < kARows; ++i) {
+        RowPix rp;
+        const bool live = row_pixel(tm * kBM + a_row0 + i * kARowStep, rp);
+        a_d0[i] = rp.qd;
+        a_h0[i] = rp.qh;
+        a_w0[i] = rp.qw;
+        a_res[i] = 0;
+        a_base[i] = int64_t(rp.nb) * kImage + (int64_t(rp.qd) * kIH + rp.qh) * kIW + rp.qw;
+        if (!live) {
+            a_h0[i] = -(1 << 28);  // every tap out of bounds
+            a_base[i] = 0;
+        }
+    }
+#else
     CUTE_UNROLL
     for (int i = 0; i < kARows; ++i) {
         const int m = tm * kBM + a_row0 + i * kARowStep;
@@ -279,10 +403,43 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
             a_base[i] = 0;
         }
     }
+#endif
     const int b_row0 = tn * kBN + warp;
 
     // k tile kt -> pipeline stage s
     auto load_tile = [&](int kt, int s) {
+#if CGR_PHASES
+        // the phase's taps: kk = r + S*j a dim, the input at the corner - j*step
+        CUTE_UNROLL
+        for (int j = 0; j < kACols; ++j) {
+            const int kl = a_col0 + 4 * j;
+            const int k = kt * kBK + kl;
+            const int c = k / pt.t;
+            const int t = k - c * pt.t;
+            const int jd = t / kThw;
+            const int t2 = t - jd * kThw;
+            const int jh = t2 / pt.tw;
+            const int jw = t2 - jh * pt.tw;
+            const int qd = jd * kStepD, qh = jh * kStepH, qw = jw * kStepW;
+            const int koff = c * kPlane - (qd * kIH + qh) * kIW - qw;
+            CUTE_UNROLL
+            for (int i = 0; i < kARows; ++i) {
+                const int id = a_d0[i] - qd, ih = a_h0[i] - qh, iw = a_w0[i] - qw;
+                const bool ok = k < kKr && unsigned(id) < unsigned(kID) && unsigned(ih) < unsigned(kIH) &&
+                                unsigned(iw) < unsigned(kIW);
+                const float *src = ok ? Xg + a_base[i] + koff : Xg;
+                cp_async4(&sA(a_row0 + i * kARowStep, kl, s), src, ok);
+            }
+        }
+        const int kb = kt * kBK + lane;
+        CUTE_UNROLL
+        for (int i = 0; i < kBRows; ++i) {
+            const int n = b_row0 + i * kWarps;
+            const bool ok = kb < kKr && n < kN;
+            const float *src = ok ? Wp + int64_t(n) * kKr + kb : Wp;
+            cp_async4(&sB(warp + i * kWarps, lane, s), src, ok);
+        }
+#else
         CUTE_UNROLL
         for (int j = 0; j < kACols; ++j) {
             const int kl = a_col0 + 4 * j;
@@ -327,12 +484,13 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
             const float *src = ok ? Wg + int64_t(n) * kK + k : Wg;
             cp_async4(&sB(warp + i * kWarps, lane, s), src, ok);
         }
+#endif
     };
 
     TiledMma mma;
     ThrMMA thr_mma = mma.get_slice(threadIdx.x);
     auto tiler = Shape<Int<kBM>, Int<kBN>, Int<kBK>>{};
-    Tensor cC = make_identity_tensor(make_shape(Int<kM>{}, Int<kN>{}));                 // (m,n)
+    Tensor cC = make_identity_tensor(make_shape(Int<kMRows>{}, Int<kN>{}));             // (m,n)
     Tensor gcC = local_tile(cC, tiler, make_coord(tm, tn, _), Step<_1, _1, X>{});      // (BM,BN)
     Tensor tCcC = thr_mma.partition_C(gcC);                                             // (MMA,MMA_M,MMA_N)
     Tensor acc = partition_fragment_C(mma, Shape<Int<kBM>, Int<kBN>>{});                // (MMA,MMA_M,MMA_N)
@@ -340,7 +498,11 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     auto acc_tile = make_fragment_like(acc);  // CGR_PROMOTE 2: this k-tile's products
     clear(acc_tile);
 
+#if CGR_PHASES
+    const int k_tiles = (kKr + kBK - 1) / kBK;
+#else
     constexpr int k_tiles = (kK + kBK - 1) / kBK;
+#endif
     int k_tile = 0;
     CUTE_UNROLL
     for (int s = 0; s < kStages - 1; ++s) {
@@ -411,10 +573,9 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     CUTE_UNROLL
     for (int i = 0; i < size(acc); ++i) {
         const int m = get<0>(tCcC(i)), co = get<1>(tCcC(i));
-        if (m < kM && co < kN) {
-            const int nb = m / kP;
-            const int pix = m - nb * kP;
-            const int64_t idx = (int64_t(nb) * kCout + co) * kP + pix;
+        RowPix rp;
+        if (co < kN && row_pixel(m, rp)) {
+            const int64_t idx = (int64_t(rp.nb) * kCout + co) * kP + rp.pix;
             Y[idx] = finish(p, acc(i), idx, co);
         }
     }
@@ -432,9 +593,26 @@ __global__ void __launch_bounds__(kTransThreads) transpose_weight(const float *_
     if (i64 >= int64_t(kN) * kK)
         return;
     const int i = int(i64);
-    const int co = i / kK, k = i - co * kK;
-    const int c = k / kTaps, t = k - c * kTaps;
-    wt[i] = __ldg(w + (c * kCout + co) * kTaps + t);
+    if constexpr (kPhases) {
+        // phase r's [COUT][K_r] in phase order: the phase, then (co, c, jd, jh, jw)
+        int phase = 0;
+        int64_t off = 0;
+        while (phase + 1 < kR && off + int64_t(kCout) * phase_taps(phase).k <= i64)
+            off += int64_t(kCout) * phase_taps(phase++).k;
+        const PhaseTaps pt = phase_taps(phase);
+        const int local = int(i64 - off);
+        const int co = local / pt.k, k = local - co * pt.k;
+        const int c = k / pt.t, t = k - c * pt.t;
+        const int jd = t / (pt.th * pt.tw), t2 = t - jd * (pt.th * pt.tw);
+        const int jh = t2 / pt.tw, jw = t2 - jh * pt.tw;
+        const int rd = phase / (kSH * kSW), rh = (phase / kSW) % kSH, rw = phase % kSW;
+        const int kd = rd + jd * kSD, kh = rh + jh * kSH, kw = rw + jw * kSW;
+        wt[i] = __ldg(w + (c * kCout + co) * kTaps + (kd * kKH + kh) * kKW + kw);
+    } else {
+        const int co = i / kK, k = i - co * kK;
+        const int c = k / kTaps, t = k - c * kTaps;
+        wt[i] = __ldg(w + (c * kCout + co) * kTaps + t);
+    }
 }
 constexpr size_t kWsBytes = size_t(kN) * kK * sizeof(float);
 #endif
@@ -504,7 +682,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         p.wt = wt;
     }
 #endif
-    constexpr int64_t tiles = int64_t((kM + kBM - 1) / kBM) * ((kN + kBN - 1) / kBN);
+    constexpr int64_t tiles = int64_t((kMRows + kBM - 1) / kBM) * ((kN + kBN - 1) / kBN);
     static_assert(tiles < (int64_t(1) << 31), "grid limits");
     if (kSmemBytes > 48 * 1024 &&
         cudaFuncSetAttribute(conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=

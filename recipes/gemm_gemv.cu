@@ -49,6 +49,7 @@
 #define CGR_TRI_DIAG 0
 #define CGR_SUMB 0              // 1: the vector is sum_n B(n, :) (see above)
 #define CGR_SUMB_N 1            // rows of B summed
+#define CGR_SUMB_COLS 0         // 1: cgr_pre reads per-column inputs (sum_{n >= 1} pre(0, x_n) summed once)
 #define CGR_B_KMAJOR 1
 #define CGR_LDB 1
 #define CGR_ROWRED 0            // with CGR_SUMB: 1 sum, 2 mean
@@ -67,6 +68,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_SUMB
 #define CGR_SUMB 0
 #define CGR_SUMB_N 1
+#endif
+#ifndef CGR_SUMB_COLS
+#define CGR_SUMB_COLS 0
 #define CGR_B_KMAJOR 1
 #define CGR_LDB 1
 #endif
@@ -94,6 +98,7 @@ struct Params {
     const float *in[kNin > 0 ? kNin : 1];
     float *out;
     const float *v;  // CGR_SUMB: the summed rows of B (in the workspace)
+    const double *c; // CGR_SUMB_COLS: sum_{n >= 1} cgr_pre(0, x_n) (in the workspace)
 };
 
 __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row, int m, int n)
@@ -108,8 +113,14 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row,
     float x[kNin > 0 ? kNin : 1];
     inputs_at(p, row, n, x);
 #if CGR_SUMB
-    // sum_n pre(acc_n) for an affine pre: pre(sum_n acc_n) + (N - 1) pre(0)
+    // sum_n pre(acc_n, x_n) for an affine pre whose coefficient is the same for every
+    // column: pre(sum_n acc_n, x_0) + sum_{n >= 1} pre(0, x_n); the last sum is
+    // (N - 1) pre(0, x) when pre reads no per-column input
+#if CGR_SUMB_COLS
+    float r = float(double(cgr_pre(acc, x)) + *p.c);
+#else
     float r = cgr_pre(acc, x) + float(kSumbN - 1) * cgr_pre(0.f, x);
+#endif
     if (CGR_ROWRED == 2)
         r /= float(kSumbN);
     return cgr_epi(r, x);
@@ -160,9 +171,35 @@ __global__ void __launch_bounds__(256) sumb_finish(const double *__restrict__ pa
     v[k] = float(s);
 }
 
-// workspace: the partials (double), then s (float, 16-byte aligned)
+#if CGR_SUMB_COLS
+// *c = sum_{n >= 1} cgr_pre(0, x_n) in double: one CTA, columns strided over its threads,
+// then a tree in shared memory (a fixed order: the same sum every call)
+__global__ void __launch_bounds__(256) sumb_cols(const Params p, double *c)
+{
+    __shared__ double part[256];
+    double s = 0.0;
+    for (int64_t n = 1 + threadIdx.x; n < kSumbN; n += 256) {
+        float x[kNin > 0 ? kNin : 1];
+        inputs_at(p, 0, int(n), x);
+        s += double(cgr_pre(0.f, x));
+    }
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int o = 128; o > 0; o /= 2) {
+        if (threadIdx.x < o)
+            part[threadIdx.x] += part[threadIdx.x + o];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        *c = part[0];
+}
+#endif
+
+// workspace: the partials (double), then s (float, 16-byte aligned), then (CGR_SUMB_COLS)
+// the columns' sum (double, 256-byte aligned)
 constexpr size_t kPartBytes = (size_t(kSumbChunks) * kK * sizeof(double) + 255) / 256 * 256;
-constexpr size_t kWsBytes = kPartBytes + size_t(kK) * sizeof(float);
+constexpr size_t kVBytes = (size_t(kK) * sizeof(float) + 255) / 256 * 256;
+constexpr size_t kWsBytes = kPartBytes + kVBytes + (CGR_SUMB_COLS ? sizeof(double) : 0);
 #else
 constexpr size_t kWsBytes = 0;
 #endif
@@ -286,6 +323,11 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         sumb_partial<<<dim3(gx, kSumbChunks), 256, 0, stream>>>(p.in[CGR_B], part);
         sumb_finish<<<unsigned((kK + 255) / 256), 256, 0, stream>>>(part, v);
         p.v = v;
+#if CGR_SUMB_COLS
+        double *c = reinterpret_cast<double *>(static_cast<char *>(workspace) + kPartBytes + kVBytes);
+        sumb_cols<<<1, 256, 0, stream>>>(p, c);
+        p.c = c;
+#endif
     }
 #endif
     gemv_kernel<<<unsigned(blocks), kThreads, 0, stream>>>(p);

@@ -132,7 +132,11 @@ struct walk {
     bool pair_is_max;
     int pair_dim;
     bool pair_keepdim;
+    bool pair_identity;       /* V_PAIR over a dim of size 1 (size1_identity) */
+    struct value pair_value;  /* its values: the operand */
     unsigned char *has_acc, *has_input; /* per plan node */
+    int reduced_node; /* GEMM: the RX_ACC of the reduced value after a keepdim row
+                         reduction (its row dim has size 1), or -1 */
 };
 
 static int not_covered(struct walk *w, const char *fmt, const char *arg)
@@ -356,6 +360,34 @@ static int begin_reduction(struct walk *w, const struct value *x, const char *wh
     return 0;
 }
 
+static bool node_reaches(const recipe_plan *p, int n, int target)
+{
+    if (n < 0)
+        return false;
+    return n == target || node_reaches(p, p->nodes[n].a, target) || node_reaches(p, p->nodes[n].b, target);
+}
+
+/*
+ * After a keepdim reduction over a product's rows, the row dim has size 1: sum, mean,
+ * max, min, amax, amin, prod and logsumexp over it again (keepdim) are the value itself
+ * (KernelBench level 2's 18: sum, then max, mean and two logsumexps of the (B, 1) sum).
+ * True when x holds only the reduced value and (dim, keepdim) is such a reduction;
+ * out is then x. Softmax-like reductions keep the row: never.
+ */
+static bool size1_identity(struct walk *w, const struct value *x, int dim, bool keepdim, struct value *out)
+{
+    recipe_plan *p = w->p;
+    if (p->family != RECIPE_GEMM || w->reduced_node < 0 || !keepdim || x->kind != V_EXPR)
+        return false;
+    int nd = p->gemm.ndim;
+    if (dim < -nd || dim >= nd || (dim < 0 ? dim + nd : dim) != nd - 1)
+        return false;
+    if (!node_reaches(p, x->node, w->reduced_node) || node_reaches(p, x->node, p->gemm.acc_node))
+        return false;
+    *out = *x;
+    return true;
+}
+
 static int set_reduction(struct walk *w, enum recipe_red red, int operand, int dim, bool keepdim,
                          struct value *out)
 {
@@ -370,6 +402,9 @@ static int set_reduction(struct walk *w, enum recipe_red red, int operand, int d
     mark(w, n);
     out->kind = V_EXPR;
     out->node = n;
+    if (p->family == RECIPE_GEMM && keepdim && red != RED_SOFTMAX && red != RED_LOGSOFTMAX &&
+        red != RED_GROUPNORM)
+        w->reduced_node = n;
     return 0;
 }
 
@@ -492,6 +527,8 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
         if (!given)
             return not_covered(w, "%s without a dim", name);
         const json_t *kd = arg_at(node, 2, "keepdim");
+        if (size1_identity(w, x, dim, kd && json_is_true(kd), out))
+            return 0;
         if (begin_reduction(w, x, name))
             return 1;
         return set_reduction(w, RED_LOGSUMEXP, x->node, dim, kd && json_is_true(kd), out);
@@ -514,6 +551,11 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
         if (dim_arg(w, node, 1, &dim, &given))
             return 1;
         const json_t *kd = arg_at(node, 2, "keepdim");
+        w->pair_identity = size1_identity(w, x, dim, kd && json_is_true(kd), &w->pair_value);
+        if (w->pair_identity) {
+            out->kind = V_PAIR;
+            return 0;
+        }
         if (begin_reduction(w, x, name))
             return 1;
         w->n_reductions--; /* counted when an element of the pair is taken */
@@ -538,6 +580,8 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
             if (dt && !json_is_null(dt))
                 return not_covered(w, "%s with a dtype argument", name);
         }
+        if (!arg && given && size1_identity(w, x, dim, kd && json_is_true(kd), out))
+            return 0;
         if (begin_reduction(w, x, name))
             return 1;
         return set_reduction(w, plain[i].r, x->node, dim, kd && json_is_true(kd), out);
@@ -1137,6 +1181,15 @@ static void conv_value(struct walk *w, struct value *out)
     }
 }
 
+/* torch.max/min(x, dim)'s values (idx false) or indices: the reduction of the pair. */
+static int pair_reduction(struct walk *w, bool idx, struct value *out)
+{
+    enum recipe_red r = w->pair_is_max ? (idx ? RED_ARGMAX : RED_MAX) : (idx ? RED_ARGMIN : RED_MIN);
+    if (w->n_reductions++)
+        return not_covered(w, "%s", "more than one reduction");
+    return set_reduction(w, r, w->pair_operand, w->pair_dim, w->pair_keepdim, out);
+}
+
 static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *result)
 {
     recipe_plan *p = w->p;
@@ -1217,10 +1270,13 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
                 return not_covered(w, "%s",
                                    "indexing other than [0]/.values or [1]/.indices of torch.max/min(x, dim)");
             bool idx = which == 1;
-            enum recipe_red r = w->pair_is_max ? (idx ? RED_ARGMAX : RED_MAX) : (idx ? RED_ARGMIN : RED_MIN);
-            if (w->n_reductions++)
-                return not_covered(w, "%s", "more than one reduction");
-            rc = set_reduction(w, r, w->pair_operand, w->pair_dim, w->pair_keepdim, &out);
+            if (w->pair_identity) {
+                if (idx)
+                    return not_covered(w, "%s", "the indices of torch.max/min over a dim of size 1");
+                out = w->pair_value; /* the values over a dim of size 1: the operand */
+            } else {
+                rc = pair_reduction(w, idx, &out);
+            }
         } else if (!is_module && (!strcmp(fname, "cat") || !strcmp(fname, "concat") || !strcmp(fname, "concatenate"))) {
             rc = cat_op(w, node, &out);
         } else {
@@ -1671,6 +1727,7 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
 
     struct walk w;
     memset(&w, 0, sizeof w);
+    w.reduced_node = -1;
     w.p = p;
     w.why = why;
     int placeholder = 0, result = -1;

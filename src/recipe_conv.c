@@ -407,6 +407,9 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
                     c->transposed ? "; transposed: a tap reads x where (o + pad - k*dil) divides by the "
                                     "stride, the weight [CIN, COUT, k] is first copied to [COUT, K] in the workspace"
                                   : "");
+    if (recipe_conv_phases(c))
+        strbuf_adds(out, "sub-pixel phases: the outputs split by (o + pad) mod stride, each phase a "
+                         "dense GEMM over only the taps that reach the input (K / stride a dim)\n");
     strbuf_adds(out, "epilogue: ");
     rx_format(p, p->epi, out);
     strbuf_addc(out, '\n');
@@ -482,6 +485,113 @@ int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
     if (id < 0 || id >= c->in[0] || ih < 0 || ih >= c->in[1] || iw < 0 || iw >= c->in[2])
         return -1;
     return base + koff;
+}
+
+/* ---- sub-pixel phases: the steps of recipes/conv_tc.cu's phase_taps(), row_pixel(),
+ * load_tile() and transpose_weight() with CGR_PHASES */
+
+static int64_t ph_taps(int64_t r, int64_t K, int64_t S) { return r < K ? (K - r + S - 1) / S : 0; }
+static int64_t ph_qmin(int64_t r, int64_t P, int64_t S) { return r >= P ? 0 : (P - r + S - 1) / S; }
+
+static void phase_res(const recipe_conv_plan *c, int64_t phase, int64_t r[3])
+{
+    r[0] = phase / (c->stride[1] * c->stride[2]);
+    r[1] = (phase / c->stride[2]) % c->stride[1];
+    r[2] = phase % c->stride[2];
+}
+
+int64_t recipe_conv_phase_count(const recipe_conv_plan *c)
+{
+    return c->stride[0] * c->stride[1] * c->stride[2];
+}
+
+int64_t recipe_conv_phase_rows(const recipe_conv_plan *c)
+{
+    int64_t rows = c->n;
+    for (int d = 0; d < 3; d++)
+        rows *= (c->out[d] + c->stride[d] - 1) / c->stride[d];
+    return rows;
+}
+
+/* taps of the phase a dim (t[0..2]); returns its K (CIN x taps) */
+static int64_t phase_taps(const recipe_conv_plan *c, int64_t phase, int64_t t[3])
+{
+    int64_t r[3];
+    phase_res(c, phase, r);
+    for (int d = 0; d < 3; d++)
+        t[d] = ph_taps(r[d], c->k[d], c->stride[d]);
+    return c->cin * t[0] * t[1] * t[2];
+}
+
+int64_t recipe_conv_phase_k(const recipe_conv_plan *c, int64_t phase)
+{
+    int64_t t[3];
+    return phase_taps(c, phase, t);
+}
+
+/* row ml of the phase's box: the corner Q a dim and the output pixel; false past the output */
+static bool phase_row(const recipe_conv_plan *c, int64_t phase, int64_t ml, int64_t *nb, int64_t q[3], int64_t o[3])
+{
+    int64_t r[3], cnt[3];
+    phase_res(c, phase, r);
+    for (int d = 0; d < 3; d++)
+        cnt[d] = (c->out[d] + c->stride[d] - 1) / c->stride[d];
+    if (ml < 0 || ml >= recipe_conv_phase_rows(c))
+        return false;
+    *nb = ml / (cnt[0] * cnt[1] * cnt[2]);
+    int64_t rest = ml - *nb * (cnt[0] * cnt[1] * cnt[2]);
+    int64_t idx[3] = { rest / (cnt[1] * cnt[2]), (rest / cnt[2]) % cnt[1], rest % cnt[2] };
+    for (int d = 0; d < 3; d++) {
+        q[d] = ph_qmin(r[d], c->pad[d], c->stride[d]) + idx[d];
+        o[d] = c->stride[d] * q[d] + r[d] - c->pad[d];
+        if (o[d] >= c->out[d])
+            return false;
+    }
+    return true;
+}
+
+int64_t recipe_conv_phase_gather(const recipe_conv_plan *c, int64_t phase, int64_t ml, int64_t k)
+{
+    int64_t t[3], nb, q[3], o[3];
+    int64_t kr = phase_taps(c, phase, t);
+    if (k < 0 || k >= kr || !phase_row(c, phase, ml, &nb, q, o))
+        return -1;
+    int64_t tt = t[0] * t[1] * t[2];
+    int64_t ch = k / tt, tap = k - ch * tt;
+    int64_t j[3] = { tap / (t[1] * t[2]), (tap / t[2]) % t[1], tap % t[2] };
+    int64_t i[3];
+    for (int d = 0; d < 3; d++) {
+        int64_t step = c->stride[d] == 1 ? c->dil[d] : 1;
+        i[d] = q[d] - j[d] * step;
+        if (i[d] < 0 || i[d] >= c->in[d])
+            return -1;
+    }
+    return ((nb * c->cin + ch) * c->in[0] + i[0]) * c->in[1] * c->in[2] + i[1] * c->in[2] + i[2];
+}
+
+int64_t recipe_conv_phase_out_index(const recipe_conv_plan *c, int64_t phase, int64_t ml, int64_t co)
+{
+    int64_t nb, q[3], o[3];
+    if (co < 0 || co >= c->cout || !phase_row(c, phase, ml, &nb, q, o))
+        return -1;
+    return (nb * c->cout + co) * c->out[0] * c->out[1] * c->out[2] + (o[0] * c->out[1] + o[1]) * c->out[2] + o[2];
+}
+
+int64_t recipe_conv_phase_weight_index(const recipe_conv_plan *c, int64_t phase, int64_t co, int64_t k)
+{
+    int64_t t[3], r[3];
+    int64_t kr = phase_taps(c, phase, t);
+    if (co < 0 || co >= c->cout || k < 0 || k >= kr)
+        return -1;
+    phase_res(c, phase, r);
+    int64_t tt = t[0] * t[1] * t[2];
+    int64_t ch = k / tt, tap = k - ch * tt;
+    int64_t j[3] = { tap / (t[1] * t[2]), (tap / t[2]) % t[1], tap % t[2] };
+    int64_t kk[3];
+    for (int d = 0; d < 3; d++)
+        kk[d] = r[d] + j[d] * c->stride[d];
+    int64_t taps = c->k[0] * c->k[1] * c->k[2];
+    return (ch * c->cout + co) * taps + (kk[0] * c->k[1] + kk[1]) * c->k[2] + kk[2];
 }
 
 int64_t recipe_conv_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k)
@@ -606,6 +716,22 @@ static void emit_shape(strbuf *sb, const recipe_tensor *t)
     strbuf_addc(sb, '}');
 }
 
+/* Sub-pixel phases (recipes/conv_tc.cu CGR_PHASES): a transposed convolution with a
+ * stride above 1 somewhere, and in every dim stride 1 or dilation 1 (then the taps of a
+ * phase are every S-th one). */
+int recipe_conv_phases(const recipe_conv_plan *c)
+{
+    if (!c->transposed || c->depthwise)
+        return 0;
+    bool strided = false;
+    for (int d = 0; d < 3; d++) {
+        if (c->stride[d] > 1 && c->dil[d] > 1)
+            return 0;
+        strided |= c->stride[d] > 1;
+    }
+    return strided;
+}
+
 void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb)
 {
     const recipe_conv_plan *c = &p->conv;
@@ -623,7 +749,7 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     dn[d], (long long)c->stride[d], dn[d], (long long)c->pad[d], dn[d], (long long)c->dil[d]);
     strbuf_addf(sb, "#define CGR_X %d\n#define CGR_W %d\n", c->x, c->w);
     if (c->transposed)
-        strbuf_adds(sb, "#define CGR_TRANSPOSED 1\n");
+        strbuf_addf(sb, "#define CGR_TRANSPOSED 1\n#define CGR_PHASES %d\n", recipe_conv_phases(c));
     if (v->dw_threads)
         strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
     else

@@ -51,6 +51,20 @@ void recipe_conv_summary(const recipe_plan *plan, strbuf *out);
 int recipe_conv_variants(const recipe_plan *plan, const recipe_hw *hw, recipe_params *out, int max);
 const char *recipe_conv_template(const recipe_plan *plan, const recipe_params *k);
 void recipe_conv_emit_params(const recipe_plan *plan, const recipe_params *k, strbuf *sb);
+
+/* 1 when the transposed convolution runs as sub-pixel phases (recipes/conv_tc.cu
+ * CGR_PHASES): a stride above 1 somewhere, stride 1 or dilation 1 in every dim. */
+int recipe_conv_phases(const recipe_conv_plan *c);
+/* The phases' index math (recipes/conv_tc.cu's steps, for the CPU checks): how many
+ * phases, the rows of each phase's box, its K, and for row ml of phase `phase` the x
+ * index of GEMM column k (-1: zero), the y index of channel co (-1: past the output),
+ * and the w index of B(co, k). */
+int64_t recipe_conv_phase_count(const recipe_conv_plan *c);
+int64_t recipe_conv_phase_rows(const recipe_conv_plan *c);
+int64_t recipe_conv_phase_k(const recipe_conv_plan *c, int64_t phase);
+int64_t recipe_conv_phase_gather(const recipe_conv_plan *c, int64_t phase, int64_t ml, int64_t k);
+int64_t recipe_conv_phase_out_index(const recipe_conv_plan *c, int64_t phase, int64_t ml, int64_t co);
+int64_t recipe_conv_phase_weight_index(const recipe_conv_plan *c, int64_t phase, int64_t co, int64_t k);
 void recipe_conv_params_format(const recipe_params *k, strbuf *out);
 
 /* recipe_gen.c: the expression DAG below root as a device function fn(params). */

@@ -1005,10 +1005,65 @@ static int acc_degree(const recipe_plan *p, int node)
     }
 }
 
-/* sum_n pre(A[m] . B[n]) = pre(A[m] . sum_n B[n]) + (N - 1) pre(0) when pre is affine: a
- * matrix-vector product instead of a GEMM (recipes/gemm_gemv.cu, CGR_SUMB): exact, and
- * N times less arithmetic. Only where the rest fits that kernel: one batch, no mask,
- * rows of A contiguous, the reduced value's epilogue reading scalars or one value a row. */
+/* acc_degree with per-column inputs as constants (degree 0). */
+static int acc_degree_cols(const recipe_plan *p, int node)
+{
+    const rx_node *x = &p->nodes[node];
+    if (x->op == RX_INPUT)
+        return p->gemm.in[x->input] == RG_SCALAR || p->gemm.in[x->input] == RG_COL ||
+               p->gemm.in[x->input] == RG_ROW ? 0 : -1;
+    if (x->op == RX_ACC || x->op == RX_CONST)
+        return acc_degree(p, node);
+    int da = x->a >= 0 ? acc_degree_cols(p, x->a) : 0, db = x->b >= 0 ? acc_degree_cols(p, x->b) : 0;
+    if (da < 0 || db < 0)
+        return -1;
+    switch (x->op) {
+    case RX_NEG: return da;
+    case RX_ADD:
+    case RX_SUB: return da > db ? da : db;
+    case RX_MUL: return da + db <= 1 ? da + db : -1;
+    case RX_DIV: return db == 0 ? da : -1;
+    default: return da + db == 0 ? 0 : -1;
+    }
+}
+
+/* Whether the expression under n reads an input of kind k. */
+static bool reads_kind(const recipe_plan *p, int n, enum recipe_gemm_in k)
+{
+    if (n < 0)
+        return false;
+    const rx_node *x = &p->nodes[n];
+    if (x->op == RX_INPUT)
+        return p->gemm.in[x->input] == k;
+    return reads_kind(p, x->a, k) || reads_kind(p, x->b, k);
+}
+
+/* For an affine pre (acc_degree 1): whether the product's coefficient reads no per-column
+ * input (no product or quotient of the product and such an input), so that
+ * pre(acc, x_n) = alpha acc + c(x_n) with one alpha for every column. */
+static bool coef_uniform(const recipe_plan *p, int n)
+{
+    if (n < 0)
+        return true;
+    const rx_node *x = &p->nodes[n];
+    if (x->op == RX_MUL || x->op == RX_DIV) {
+        bool acc_a = x->a >= 0 && acc_degree(p, x->a) == 1, acc_b = x->b >= 0 && acc_degree(p, x->b) == 1;
+        if ((acc_a && reads_kind(p, x->b, RG_COL)) || (acc_b && reads_kind(p, x->a, RG_COL)))
+            return false;
+    }
+    return coef_uniform(p, x->a) && coef_uniform(p, x->b);
+}
+
+/*
+ * sum_n pre(A[m] . B[n], x_n) = pre(A[m] . sum_n B[n], x_0) + sum_{n >= 1} pre(0, x_n) when
+ * pre is affine with one coefficient for every column (alpha acc + c(x_n)): a
+ * matrix-vector product instead of a GEMM (recipes/gemm_gemv.cu, CGR_SUMB): exact, and N
+ * times less arithmetic. Without per-column inputs the last sum is (N - 1) pre(0, x);
+ * with them (a Linear's bias: KernelBench level 2's 18) the kernel sums it once
+ * (CGR_SUMB_COLS; then pre reads no per-row input). Only where the rest fits that
+ * kernel: one batch, no mask, rows of A contiguous, the reduced value's epilogue reading
+ * scalars or one value a row.
+ */
 bool recipe_gemm_sumb(const recipe_plan *p)
 {
     const recipe_gemm_plan *g = &p->gemm;
@@ -1016,12 +1071,22 @@ bool recipe_gemm_sumb(const recipe_plan *p)
         return false;
     if (g->gemv || g->batch != 1 || g->tri || !g->a_kmajor || g->n < 2)
         return false;
-    if (p->root >= 0 && acc_degree(p, p->root) != 1)
+    if (p->root >= 0 && (acc_degree_cols(p, p->root) != 1 || !coef_uniform(p, p->root)))
+        return false;
+    if (p->root >= 0 && reads_kind(p, p->root, RG_COL) && reads_kind(p, p->root, RG_ROW))
+        return false;
+    if (p->epi >= 0 && reads_kind(p, p->epi, RG_COL))
         return false;
     for (int i = 0; i < p->n_inputs; i++)
-        if (g->in[i] == RG_FULL || g->in[i] == RG_COL)
+        if (g->in[i] == RG_FULL)
             return false;
     return true;
+}
+
+/* CGR_SUMB_COLS: the sum over columns of pre(0, x_n) is one number the kernel adds. */
+static bool sumb_cols(const recipe_plan *p)
+{
+    return p->root >= 0 && reads_kind(p, p->root, RG_COL);
 }
 
 /* ================================================================== variants */
@@ -1355,8 +1420,9 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         strbuf_addf(sb, "#define CGR_VEC %d\n", g->k % 4 == 0 && ld % 4 == 0 ? 4 : 1);
         strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_RPC %d\n", k->threads, t->gemv_rows);
         if (t->sumb)
-            strbuf_addf(sb, "#define CGR_SUMB 1\n#define CGR_SUMB_N %lld\n#define CGR_B_KMAJOR %d\n#define CGR_LDB %lld\n",
-                        (long long)g->n, g->b_kmajor, (long long)g->ldb);
+            strbuf_addf(sb, "#define CGR_SUMB 1\n#define CGR_SUMB_N %lld\n#define CGR_B_KMAJOR %d\n#define CGR_LDB %lld\n"
+                            "#define CGR_SUMB_COLS %d\n",
+                        (long long)g->n, g->b_kmajor, (long long)g->ldb, sumb_cols(p));
     } else {
         strbuf_addf(sb, "#define CGR_A_KMAJOR %d\n#define CGR_B_KMAJOR %d\n", g->a_kmajor, g->b_kmajor);
         strbuf_addf(sb, "#define CGR_LDA %lld\n#define CGR_LDB %lld\n", (long long)g->lda, (long long)g->ldb);

@@ -117,6 +117,23 @@ grep '^| 1 | 2_' "$TMP/out" >"$TMP/rows"
 echo '| 1 | 2_ReLU | pointwise | no | - | - | - | 62 s | no variant correct | a.json |' >"$TMP/want"
 expect_same "$TMP/want" "$TMP/rows" "A given last wins; without a label the source is the file's name"
 
+# --- a row with no verdict at all (the sweep ended before judging it): not run, not wrong --
+cat >"$TMP/c.json" <<'JSON'
+{"cutegen_report": 1, "problems": [
+ {"problem": "1_Square_matmul.py", "level": 1, "problem_id": 1, "correct": false,
+  "speedup_eager": null, "speedup_compile": null, "sol_fraction": null, "wall_s": 0.01,
+  "stop_reason": null, "verdicts": {"ok": 0, "wrong_result": 0, "timeout": 0}}
+]}
+JSON
+expect_exit 0 "a report row that judged nothing" -- run_table --report "$TMP/c.json:run C"
+expect_grep '^\| 1 \| 1_Square_matmul \| pointwise \| - \| - \| - \| - \| - \| not run on the GPU \| - \|$' \
+  "$TMP/out" "a row without verdicts counts as not run"
+expect_exit 0 "a judged row, then one that judged nothing" -- run_table --report "$TMP/a.json:run A" --report "$TMP/c.json:run C"
+expect_grep '^\| 1 \| 1_Square_matmul \| pointwise \| yes \| 2.000x \| 1.500x \| 50.0% \| 100 s \| searched \| run A \|$' \
+  "$TMP/out" "a later row that judged nothing does not replace a measurement"
+expect_grep '^\| 1 \| 2_ReLU \| pointwise \| no \| - \| - \| - \| 62 s \| no variant correct \| run A \|$' \
+  "$TMP/out" "a row with wrong verdicts stays wrong"
+
 # --- no report ---------------------------------------------------------------------------
 expect_exit 0 "the table without reports" -- run_table
 expect_grep '^\| 1 \| 1_Square_matmul \| pointwise \| - \| - \| - \| - \| - \| not run on the GPU \| - \|$' \

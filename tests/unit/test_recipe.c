@@ -855,6 +855,41 @@ static void test_gemm_variants(void **state)
     assert_generated(&p, &v[0], (const char *const[]){ "gemv_kernel", "#define CGR_SUMB 1\n",
                                                         "#define CGR_SUMB_N 8192\n", "#define CGR_ROWRED 1\n", NULL });
     recipe_plan_release(&p);
+    /* a Linear's bias added before the sum (level-2 18, whose max, mean and logsumexps of
+     * the (B, 1) sum are the sum itself): the bias's sum is taken once (CGR_SUMB_COLS) */
+    load("l2_matmul_sum_max_avg_lse_lse", &p);
+    assert_int_equal(p.red, RED_SUM);
+    assert_true(recipe_gemm_sumb(&p));
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 3 && v[0].gemm.sumb == 1);
+    assert_generated(&p, &v[0], (const char *const[]){ "sumb_cols", "#define CGR_SUMB_COLS 1\n", NULL });
+    recipe_plan_release(&p);
+    load("kb_l2_14_div_sum_scale", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_SUMB_COLS 0\n", NULL });
+    recipe_plan_release(&p);
+    /* 80: the row max, then the mean of the (B, 1) max: one reduction, gelu(r - r) after */
+    load("kb_l2_80_max_sub_gelu", &p);
+    assert_int_equal(p.red, RED_MAX);
+    assert_false(recipe_gemm_sumb(&p));
+    recipe_plan_release(&p);
+    /* GroupNorm of the product's columns: a softmax-like row reduction with its group
+     * size and eps, no split-K, no WGMMA; the epilogue reads the affine weight and bias
+     * per column */
+    load("l2_gemm_groupnorm_hardtanh", &p);
+    assert_int_equal(p.red, RED_GROUPNORM);
+    assert_int_equal(p.gemm.gn_group, 512);
+    assert_true(p.gemm.gn_eps > 0.99e-5 && p.gemm.gn_eps < 1.01e-5);
+    assert_int_equal(p.gemm.in[3], RG_COL);
+    assert_int_equal(p.gemm.in[4], RG_COL);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 3);
+    for (int i = 0; i < n; i++)
+        assert_true(v[i].gemm.split_k == 1 && !v[i].gemm.wgmma && !v[i].gemm.sumb);
+    assert_generated(&p, &v[0], (const char *const[]){ "gn_kernel", "#define CGR_ROWRED 8\n",
+                                                        "#define CGR_GN_GROUP 512\n", "#define CGR_STORE_STREAM 0\n",
+                                                        NULL });
+    recipe_plan_release(&p);
     /* the plain sum of a product too; a nonlinear map (sigmoid) or a logsumexp not */
     load("mm_sum", &p);
     assert_true(recipe_gemm_sumb(&p));
@@ -1259,6 +1294,8 @@ static int64_t convt_direct(const recipe_conv_plan *c, const double *x, const do
     return hits;
 }
 
+static int convt_phase_cases; /* convt_case()s that also checked the sub-pixel phases */
+
 static void convt_case(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3], const int64_t k[3],
                        const int64_t st[3], const int64_t pd[3], const int64_t dl[3], const int64_t op[3])
 {
@@ -1306,6 +1343,55 @@ static void convt_case(int dims, int64_t n, int64_t cin, int64_t cout, const int
     assert_int_equal(recipe_conv_gather(&c, c.m, 0), -1);
     assert_int_equal(recipe_conv_gather(&c, 0, c.gk), -1);
     assert_int_equal(recipe_conv_weight_index(&c, cout, 0), -1);
+    if (recipe_conv_phases(&c)) {
+        /* sub-pixel phases: every output of exactly one phase row, every weight element
+         * in exactly one phase's B, the taps gathered those of the direct form */
+        int64_t nph = recipe_conv_phase_count(&c), rows = recipe_conv_phase_rows(&c), ktot = 0;
+        char *yseen = xcalloc((size_t)ny, 1);
+        memset(seen, 0, (size_t)nw);
+        memset(got, 0, (size_t)ny * sizeof *got);
+        taps = 0;
+        for (int64_t ph = 0; ph < nph; ph++) {
+            int64_t kr = recipe_conv_phase_k(&c, ph);
+            ktot += kr;
+            for (int64_t co = 0; co < cout; co++)
+                for (int64_t kk = 0; kk < kr; kk++) {
+                    int64_t wi = recipe_conv_phase_weight_index(&c, ph, co, kk);
+                    assert_true(wi >= 0 && wi < nw);
+                    assert_int_equal(seen[wi], 0);
+                    seen[wi] = 1;
+                }
+            for (int64_t ml = 0; ml < rows; ml++)
+                for (int64_t co = 0; co < cout; co++) {
+                    int64_t yi = recipe_conv_phase_out_index(&c, ph, ml, co);
+                    if (yi < 0)
+                        continue;
+                    assert_true(yi < ny);
+                    assert_int_equal(yseen[yi], 0);
+                    yseen[yi] = 1;
+                    double s = 0;
+                    for (int64_t kk = 0; kk < kr; kk++) {
+                        int64_t xi = recipe_conv_phase_gather(&c, ph, ml, kk);
+                        assert_true(xi >= -1 && xi < nx);
+                        if (xi >= 0) {
+                            s += x[xi] * w[recipe_conv_phase_weight_index(&c, ph, co, kk)];
+                            taps++;
+                        }
+                    }
+                    got[yi] = s;
+                }
+        }
+        assert_int_equal(ktot, c.gk);
+        for (int64_t i = 0; i < ny; i++)
+            if (!yseen[i] || fabs(got[i] - ref[i]) > 1e-9)
+                fail_msg("conv_transpose%dd phases: y[%lld] = %g (%s), direct %g", dims, (long long)i, got[i],
+                         yseen[i] ? "computed" : "never", ref[i]);
+        if (taps != hits)
+            fail_msg("conv_transpose%dd phases: %lld taps gathered, %lld in the direct form", dims, (long long)taps,
+                     (long long)hits);
+        free(yseen);
+        convt_phase_cases++;
+    }
     free(x);
     free(w);
     free(ref);
@@ -1342,6 +1428,15 @@ static void test_convt_index_math(void **state)
     /* level 1 #72's geometry, groups 1, small: stride 2, padding (1, 2, 3), output_padding 1 */
     convt_case(3, 1, 2, 2, (int64_t[3]){ 2, 3, 4 }, (int64_t[3]){ 3, 5, 7 }, (int64_t[3]){ 2, 2, 2 },
                (int64_t[3]){ 1, 2, 3 }, one, (int64_t[3]){ 1, 1, 1 });
+    /* tests/gpu/problems/convt_phases_odd.py's geometry: stride (2, 3, 1), kernel (3, 4, 2),
+     * padding (1, 2, 0), dilation 2 where the stride is 1, output_padding (1, 0, 0) */
+    convt_case(3, 2, 2, 3, (int64_t[3]){ 3, 4, 5 }, (int64_t[3]){ 3, 4, 2 }, (int64_t[3]){ 2, 3, 1 },
+               (int64_t[3]){ 1, 2, 0 }, (int64_t[3]){ 1, 1, 2 }, (int64_t[3]){ 1, 0, 0 });
+    /* a kernel smaller than the stride: phases without taps (their outputs are the epilogue of 0) */
+    convt_case(2, 1, 2, 2, (int64_t[3]){ 1, 3, 4 }, (int64_t[3]){ 1, 2, 1 }, (int64_t[3]){ 1, 3, 2 },
+               (int64_t[3]){ 0, 0, 0 }, one, (int64_t[3]){ 0, 2, 1 });
+    /* the cases with stride > 1 and dilation 1 (or stride 1) a dim took the phases too */
+    assert_true(convt_phase_cases >= 6);
 }
 
 /* The transposed fixtures (make_fixtures.py, KernelBench shapes): geometry, epilogue,

@@ -757,6 +757,28 @@ gemm_gn("l2_gemm_bias_hardtanh_mish_groupnorm", "94_Gemm_BiasAdd_Hardtanh_Mish_G
          mod("hardtanh", "hardtanh", "Hardtanh", "Hardtanh(min_val=-1.0, max_val=1.0)", ["%add"]),
          mod("mish", "mish", "Mish", "Mish()", ["%hardtanh"])], [],
         extra=[tensor("bias", [8192], kind="param")], gn="groupnorm")
+# reductions over the (B, 1) of a keepdim row sum are the value itself (level 2's 18)
+linear_chain("l2_matmul_sum_max_avg_lse_lse", "18_Matmul_Sum_Max_AvgPool_LogSumExp_LogSumExp.py", 1024, 8192, 8192,
+             [fn("sum_1", "torch.sum", ["%linear"], {"dim": 1, "keepdim": True}),
+              fn("max_1", "torch.max", ["%sum_1"], {"dim": 1, "keepdim": True}),
+              fn("getitem", "_operator.getitem", ["%max_1", 0]),
+              fn("mean", "torch.mean", ["%getitem"], {"dim": 1, "keepdim": True}),
+              fn("logsumexp", "torch.logsumexp", ["%mean"], {"dim": 1, "keepdim": True}),
+              fn("logsumexp_1", "torch.logsumexp", ["%logsumexp"], {"dim": 1, "keepdim": True}),
+              out("%logsumexp_1")], [8192, 8192], gemm="linear")
+FIX["l2_matmul_sum_max_avg_lse_lse"]["outputs"][0]["shape"] = [1024, 1]
+FIX["l2_matmul_sum_max_avg_lse_lse"]["outputs"][0]["stride"] = [1, 1]
+FIX["l2_matmul_sum_max_avg_lse_lse"]["outputs"][0]["bytes"] = 4096
+# ... but not over the other dim, nor the indices of a max over it
+linear_chain("gemm_sum_then_sum_dim0", "custom_gemm_sum_sum0.py", 64, 32, 48,
+             [fn("sum_1", "torch.sum", ["%linear"], {"dim": 1, "keepdim": True}),
+              fn("sum_2", "torch.sum", ["%sum_1"], {"dim": 0, "keepdim": True}), out("%sum_2")], [32, 48],
+             gemm="linear", expect="not covered: more than one reduction after a matrix product")
+linear_chain("gemm_sum_then_argmax", "custom_gemm_sum_argmax.py", 64, 32, 48,
+             [fn("sum_1", "torch.sum", ["%linear"], {"dim": 1, "keepdim": True}),
+              fn("max_1", "torch.max", ["%sum_1"], {"dim": 1, "keepdim": True}),
+              fn("getitem", "_operator.getitem", ["%max_1", 1]), out("%getitem")], [32, 48],
+             gemm="linear", expect="not covered: the indices of torch.max/min over a dim of size 1")
 # groups the kernel does not hold: 6 columns (not whole 16-byte vectors)
 FIX["gemm_groupnorm_odd_group"] = spec(
     "custom_gemm_gn_odd.py",
@@ -914,7 +936,7 @@ REAL_GEMM = {
     "kb_l2_14_div_sum_scale": "gemm",
     "kb_l2_22_lse_mish": "gemm",
     "kb_l2_99_gelu_softmax": "gemm",
-    "kb_l2_80_max_sub_gelu": "not covered: more than one reduction after a matrix product",
+    "kb_l2_80_max_sub_gelu": "gemm",
     "kb_l2_33_scale_bn": "gemm",
     "kb_l2_84_bn_softmax": "gemm",
 }
