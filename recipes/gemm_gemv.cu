@@ -99,7 +99,29 @@ struct Params {
     float *out;
     const float *v;  // CGR_SUMB: the summed rows of B (in the workspace)
     const double *c; // CGR_SUMB_COLS: sum_{n >= 1} cgr_pre(0, x_n) (in the workspace)
+    float *rv;       // CGR_BCAST_W: the rows' reduced values (in the workspace)
 };
+
+constexpr bool kBcast = CGR_BCAST_W > 0;
+static_assert(!kBcast || CGR_SUMB, "a broadcast output follows the sum of rows");
+
+#if CGR_SUMB
+// sum_n pre(acc_n, x_n) for an affine pre whose coefficient is the same for every column:
+// pre(sum_n acc_n, x_0) + sum_{n >= 1} pre(0, x_n); the last sum is (N - 1) pre(0, x) when
+// pre reads no per-column input. Then the mean (CGR_ROWRED 2).
+__device__ __forceinline__ float sumb_value(const Params &p, float acc, const float *x)
+{
+#if CGR_SUMB_COLS
+    float r = float(double(cgr_pre(acc, x)) + *p.c);
+#else
+    (void)p;
+    float r = cgr_pre(acc, x) + float(kSumbN - 1) * cgr_pre(0.f, x);
+#endif
+    if (CGR_ROWRED == 2)
+        r /= float(kSumbN);
+    return r;
+}
+#endif
 
 __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row, int m, int n)
 {
@@ -113,17 +135,7 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row,
     float x[kNin > 0 ? kNin : 1];
     inputs_at(p, row, n, x);
 #if CGR_SUMB
-    // sum_n pre(acc_n, x_n) for an affine pre whose coefficient is the same for every
-    // column: pre(sum_n acc_n, x_0) + sum_{n >= 1} pre(0, x_n); the last sum is
-    // (N - 1) pre(0, x) when pre reads no per-column input
-#if CGR_SUMB_COLS
-    float r = float(double(cgr_pre(acc, x)) + *p.c);
-#else
-    float r = cgr_pre(acc, x) + float(kSumbN - 1) * cgr_pre(0.f, x);
-#endif
-    if (CGR_ROWRED == 2)
-        r /= float(kSumbN);
-    return cgr_epi(r, x);
+    return cgr_epi(sumb_value(p, acc, x), x);
 #else
     return cgr_epi(acc, x);
 #endif
@@ -196,10 +208,17 @@ __global__ void __launch_bounds__(256) sumb_cols(const Params p, double *c)
 #endif
 
 // workspace: the partials (double), then s (float, 16-byte aligned), then (CGR_SUMB_COLS)
-// the columns' sum (double, 256-byte aligned)
+// the columns' sum (double, 256-byte aligned), then (CGR_BCAST_W) the rows' reduced values
 constexpr size_t kPartBytes = (size_t(kSumbChunks) * kK * sizeof(double) + 255) / 256 * 256;
 constexpr size_t kVBytes = (size_t(kK) * sizeof(float) + 255) / 256 * 256;
-constexpr size_t kWsBytes = kPartBytes + kVBytes + (CGR_SUMB_COLS ? sizeof(double) : 0);
+constexpr size_t kCBytes = CGR_SUMB_COLS ? 256 : 0;
+constexpr size_t kWsBytes = kPartBytes + kVBytes + kCBytes + (kBcast ? size_t(kRows) * sizeof(float) : 0);
+
+// A reduced value broadcast over the output's rows: y[row, j] = cgr_epi(r[row], x at (row, j)).
+__global__ void __launch_bounds__(256) bcast_kernel(const Params p)
+{
+    bcast_store(p, p.rv, kRows);
+}
 #else
 constexpr size_t kWsBytes = 0;
 #endif
@@ -282,6 +301,14 @@ __global__ void __launch_bounds__(kThreads) gemv_kernel(const Params p)
             // rows are M: (row idx, column 0); rows are N: (row 0, column idx)
             const int64_t orow = CGR_GEMV_ROWS_ARE_M ? idx : 0;
             const int n = CGR_GEMV_ROWS_ARE_M ? 0 : int(idx);
+#if CGR_SUMB
+            if constexpr (kBcast) {  // bcast_kernel writes the row
+                float x[kNin > 0 ? kNin : 1];
+                inputs_at(p, orow, 0, x);
+                p.rv[idx] = sumb_value(p, s, x);
+                return;
+            }
+#endif
             p.out[idx] = finish(p, s, orow, int(orow), n);
         }
     }
@@ -328,8 +355,17 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         sumb_cols<<<1, 256, 0, stream>>>(p, c);
         p.c = c;
 #endif
+        if constexpr (kBcast)
+            p.rv = reinterpret_cast<float *>(static_cast<char *>(workspace) + kPartBytes + kVBytes + kCBytes);
     }
 #endif
     gemv_kernel<<<unsigned(blocks), kThreads, 0, stream>>>(p);
+#if CGR_SUMB
+    if constexpr (kBcast) {
+        if (cudaGetLastError() != cudaSuccess)
+            return CG_LAUNCH_FAILED;
+        bcast_kernel<<<unsigned((kRows * int64_t(kFullW) + 255) / 256), 256, 0, stream>>>(p);
+    }
+#endif
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
 }

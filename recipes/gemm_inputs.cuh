@@ -14,6 +14,12 @@
 #define CGR_GE_COL 4
 #define CGR_GE_ROW 5
 
+#ifndef CGR_BCAST_W
+#define CGR_BCAST_W 0  // > 0: the output is a reduced value broadcast over rows of this width
+#endif
+// The output's row: N, or the broadcast width (a full-size input is read at row*W + n).
+constexpr int kFullW = CGR_BCAST_W > 0 ? CGR_BCAST_W : kN;
+
 using cgr::CGR_UNUSED;
 template <int I> struct In;
 #define CGR_DEF_IN(i, k) template <> struct In<i> { static constexpr int kind = k; };
@@ -27,7 +33,7 @@ template <int I, class P> __device__ __forceinline__ float load_in(const P &p, i
 {
     constexpr int kind = In<I>::kind;
     if constexpr (kind == CGR_GE_FULL)
-        return __ldg(p.in[I] + row * kN + n);
+        return __ldg(p.in[I] + row * kFullW + n);
     else if constexpr (kind == CGR_GE_SCALAR)
         return __ldg(p.in[I]);
     else if constexpr (kind == CGR_GE_COL)
@@ -46,6 +52,21 @@ template <class P> __device__ __forceinline__ void inputs_at(const P &p, int64_t
         x[I] = load_in<I>(p, row, n);
     });
 }
+
+#ifndef CGR_GEMM_EMULATE
+// A reduced value broadcast over the output's rows (CGR_BCAST_W), one thread an element:
+// y[row, j] = cgr_epi(rv[row], the inputs at (row, j)), for `rows` rows.
+template <class P> __device__ __forceinline__ void bcast_store(const P &p, const float *rv, int64_t rows)
+{
+    const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (i >= rows * int64_t(kFullW))
+        return;
+    const int64_t row = i / kFullW;
+    float x[kNin > 0 ? kNin : 1];
+    inputs_at(p, row, int(i - row * kFullW), x);
+    p.out[i] = cgr_epi(rv[row], x);
+}
+#endif
 
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 static const int kInNdim[] = CGR_IN_NDIMS;

@@ -286,7 +286,10 @@ __device__ __forceinline__ float post_value(const Params &p, float r, int64_t ro
 
 // Workspace: the partials (tile column, row), then (softmax) the rows' (max, sum).
 constexpr size_t kPartFloats = kRowRed && !kGroupNorm ? size_t(kTilesN) * size_t(kRows) * 2 : 0;
-constexpr size_t kStatFloats = kSoft ? size_t(kRows) * 2 : 0;
+// (a reduced value broadcast over the output's rows: the rows' reduced values)
+constexpr bool kBcast = CGR_BCAST_W > 0;
+static_assert(!kBcast || (kRowRed != 0 && !kSoft && !kGroupNorm), "a broadcast follows a plain row reduction");
+constexpr size_t kStatFloats = kSoft ? size_t(kRows) * 2 : kBcast ? size_t(kRows) : 0;
 
 __device__ __forceinline__ void row_finish(const Params &p, int64_t row)
 {
@@ -299,6 +302,8 @@ __device__ __forceinline__ void row_finish(const Params &p, int64_t row)
         float *stat = p.ws + kPartFloats + row * 2;
         stat[0] = st.a;
         stat[1] = st.b;
+    } else if constexpr (kBcast) {
+        p.ws[kPartFloats + row] = red_final(st);  // bcast_kernel writes the row
     } else {
         p.out[row] = post_value(p, red_final(st), row, 0);
     }
@@ -688,6 +693,12 @@ __global__ void __launch_bounds__(256) soft_kernel(const Params p)
         soft_finish(p, i);
 }
 
+// A reduced value broadcast over the output's rows: y[row, j] = cgr_epi(r[row], x at (row, j)).
+__global__ void __launch_bounds__(256) bcast_kernel(const Params p)
+{
+    bcast_store(p, p.ws + kPartFloats, kRows);
+}
+
 // The sum over the kGnLanes lanes of a group (aligned runs of lanes in the warp).
 __device__ __forceinline__ float gn_sum(float v)
 {
@@ -800,6 +811,11 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         row_kernel<<<unsigned((kRows + 255) / 256), 256, 0, stream>>>(p);
         if (cudaGetLastError() != cudaSuccess)
             return CG_LAUNCH_FAILED;
+        if constexpr (kBcast) {
+            bcast_kernel<<<unsigned((kRows * int64_t(kFullW) + 255) / 256), 256, 0, stream>>>(p);
+            if (cudaGetLastError() != cudaSuccess)
+                return CG_LAUNCH_FAILED;
+        }
         if constexpr (kSoft) {
             soft_kernel<<<unsigned((kRows * kN + 255) / 256), 256, 0, stream>>>(p);
             if (cudaGetLastError() != cudaSuccess)

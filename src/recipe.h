@@ -133,6 +133,8 @@ typedef struct recipe_gemm_plan {
     int64_t shape[RECIPE_MAX_DIMS];
     enum recipe_gemm_in in[RECIPE_MAX_INPUTS];
     int64_t gn_group;       /* RED_GROUPNORM: columns a group (N / num_groups) */
+    int64_t bcast_w;        /* > 0: the reduced value's epilogue broadcast over an output
+                               row of this width (x.sum(1, keepdim=True) + y, y [rows, W]) */
     double gn_eps;          /* RED_GROUPNORM: added to the variance */
 } recipe_gemm_plan;
 /* CONV (src/recipe_conv.c): how the kernel reads each input. */

@@ -740,7 +740,10 @@ static enum recipe_gemm_in classify(const recipe_plan *p, const recipe_tensor *t
             full = false;
     if (full)
         return RG_FULL;
-    if (!p->gemm.n_last || o->ndim < 1 || o->shape[o->ndim - 1] != p->gemm.n)
+    /* per column of the product (N), or of the output's rows a reduced value is
+     * broadcast over (bcast_w) */
+    if (!p->gemm.n_last || o->ndim < 1 ||
+        (o->shape[o->ndim - 1] != p->gemm.n && o->shape[o->ndim - 1] != p->gemm.bcast_w))
         return RG_UNUSED;
     int last = o->ndim - 1;
     bool col = bst[last] == 1 || o->shape[last] == 1, row = bst[last] == 0 || o->shape[last] == 1;
@@ -864,6 +867,18 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
     bool same = want.ndim == p->output.ndim;
     for (int d = 0; same && d < want.ndim; d++)
         same = want.shape[d] == p->output.shape[d];
+    /* a keepdim reduced value broadcast back over a row of the output (its epilogue adds
+     * an input of the output's shape: level 2's 51, mean(1, keepdim) ... + x) */
+    g->bcast_w = 0;
+    if (!same && rowred && p->keepdim && want.ndim == p->output.ndim && want.ndim >= 1 &&
+        want.shape[want.ndim - 1] == 1 && p->output.shape[want.ndim - 1] > 1 &&
+        !(p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX || p->red == RED_GROUPNORM)) {
+        same = true;
+        for (int d = 0; same && d < want.ndim - 1; d++)
+            same = want.shape[d] == p->output.shape[d];
+        if (same)
+            g->bcast_w = p->output.shape[want.ndim - 1];
+    }
     if (!same)
         return not_covered(why, "%s whose result is not the output's shape (a reshape or broadcast follows?)",
                            g->op);
@@ -883,7 +898,7 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
     if (rowred) {
         if (p->root >= 0 && classify_dag(p, p->root, &prod, false, why))
             return 1;
-        if (p->epi >= 0 && classify_dag(p, p->epi, soft ? &prod : &p->output, !soft, why))
+        if (p->epi >= 0 && classify_dag(p, p->epi, soft ? &prod : &p->output, !soft && !g->bcast_w, why))
             return 1;
     } else if (classify_dag(p, result, &prod, false, why)) {
         return 1;
@@ -950,6 +965,8 @@ void recipe_gemm_describe(const recipe_plan *p, strbuf *out)
             strbuf_adds(out, "r");
         strbuf_addc(out, '\n');
     }
+    if (g->bcast_w > 0)
+        strbuf_addf(out, "broadcast: the reduced value over output rows of %lld\n", (long long)g->bcast_w);
     if (p->epi >= 0) {
         strbuf_adds(out, p->r > 0 ? "epilogue of the reduced value: " : "epilogue: ");
         rx_format(p, p->epi, out);
@@ -980,41 +997,23 @@ void recipe_gemm_summary(const recipe_plan *p, strbuf *out)
 
 /* ================================================================== sum of B's rows */
 
-/* How node depends on the product: 0 not at all (constants and scalar inputs only), 1
- * affinely (a alpha * acc + beta with alpha, beta of degree 0), -1 otherwise (a
- * nonlinear op of it, or an input that varies along the row or column). */
-static int acc_degree(const recipe_plan *p, int node)
+/* How node depends on the product: 0 not at all (constants and scalar inputs only; with
+ * per_line, also inputs with one value a row or a column), 1 affinely (alpha * acc + beta
+ * with alpha, beta of degree 0), -1 otherwise (a nonlinear op of it, or an input that
+ * varies along the row or column). */
+static int acc_degree_of(const recipe_plan *p, int node, bool per_line)
 {
     const rx_node *x = &p->nodes[node];
+    enum recipe_gemm_in k;
     switch (x->op) {
     case RX_ACC: return 1;
     case RX_CONST: return 0;
-    case RX_INPUT: return p->gemm.in[x->input] == RG_SCALAR ? 0 : -1;
+    case RX_INPUT:
+        k = p->gemm.in[x->input];
+        return k == RG_SCALAR || (per_line && (k == RG_COL || k == RG_ROW)) ? 0 : -1;
     default: break;
     }
-    int da = x->a >= 0 ? acc_degree(p, x->a) : 0, db = x->b >= 0 ? acc_degree(p, x->b) : 0;
-    if (da < 0 || db < 0)
-        return -1;
-    switch (x->op) {
-    case RX_NEG: return da;
-    case RX_ADD:
-    case RX_SUB: return da > db ? da : db;
-    case RX_MUL: return da + db <= 1 ? da + db : -1;
-    case RX_DIV: return db == 0 ? da : -1;
-    default: return da + db == 0 ? 0 : -1;
-    }
-}
-
-/* acc_degree with per-column inputs as constants (degree 0). */
-static int acc_degree_cols(const recipe_plan *p, int node)
-{
-    const rx_node *x = &p->nodes[node];
-    if (x->op == RX_INPUT)
-        return p->gemm.in[x->input] == RG_SCALAR || p->gemm.in[x->input] == RG_COL ||
-               p->gemm.in[x->input] == RG_ROW ? 0 : -1;
-    if (x->op == RX_ACC || x->op == RX_CONST)
-        return acc_degree(p, node);
-    int da = x->a >= 0 ? acc_degree_cols(p, x->a) : 0, db = x->b >= 0 ? acc_degree_cols(p, x->b) : 0;
+    int da = x->a >= 0 ? acc_degree_of(p, x->a, per_line) : 0, db = x->b >= 0 ? acc_degree_of(p, x->b, per_line) : 0;
     if (da < 0 || db < 0)
         return -1;
     switch (x->op) {
@@ -1047,7 +1046,8 @@ static bool coef_uniform(const recipe_plan *p, int n)
         return true;
     const rx_node *x = &p->nodes[n];
     if (x->op == RX_MUL || x->op == RX_DIV) {
-        bool acc_a = x->a >= 0 && acc_degree(p, x->a) == 1, acc_b = x->b >= 0 && acc_degree(p, x->b) == 1;
+        bool acc_a = x->a >= 0 && acc_degree_of(p, x->a, true) == 1;
+        bool acc_b = x->b >= 0 && acc_degree_of(p, x->b, true) == 1;
         if ((acc_a && reads_kind(p, x->b, RG_COL)) || (acc_b && reads_kind(p, x->a, RG_COL)))
             return false;
     }
@@ -1071,15 +1071,16 @@ bool recipe_gemm_sumb(const recipe_plan *p)
         return false;
     if (g->gemv || g->batch != 1 || g->tri || !g->a_kmajor || g->n < 2)
         return false;
-    if (p->root >= 0 && (acc_degree_cols(p, p->root) != 1 || !coef_uniform(p, p->root)))
+    if (p->root >= 0 && (acc_degree_of(p, p->root, true) != 1 || !coef_uniform(p, p->root)))
         return false;
     if (p->root >= 0 && reads_kind(p, p->root, RG_COL) && reads_kind(p, p->root, RG_ROW))
         return false;
-    if (p->epi >= 0 && reads_kind(p, p->epi, RG_COL))
+    if (p->root >= 0 && reads_kind(p, p->root, RG_FULL))
         return false;
-    for (int i = 0; i < p->n_inputs; i++)
-        if (g->in[i] == RG_FULL)
-            return false;
+    /* the reduced value's epilogue reads per row, or (broadcast over the output's row,
+     * bcast_kernel) per element */
+    if (p->epi >= 0 && !g->bcast_w && (reads_kind(p, p->epi, RG_COL) || reads_kind(p, p->epi, RG_FULL)))
+        return false;
     return true;
 }
 
@@ -1458,7 +1459,7 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         default: BUG("gemm row reduction %d", (int)p->red);
         }
     }
-    strbuf_addf(sb, "#define CGR_ROWRED %d\n", rr);
+    strbuf_addf(sb, "#define CGR_ROWRED %d\n#define CGR_BCAST_W %lld\n", rr, (long long)g->bcast_w);
     if (rr == 8)
         strbuf_addf(sb, "#define CGR_GN_GROUP %lld\n#define CGR_GN_EPS %.9g\n", (long long)g->gn_group, g->gn_eps);
     static const char *kinds[] = { "CGR_GE_UNUSED", "CGR_GE_OPERAND", "CGR_GE_FULL", "CGR_GE_SCALAR",

@@ -490,8 +490,8 @@ int main()
     int64_t total = 1;
     for (int d = 0; d < ondim; ++d)
         total *= kOutShape[d];
-    const bool reduced = kRowRed != 0 && !kSoft && !kGroupNorm;
-    if (total != (reduced ? kRows : int64_t(kBatch) * kM * kN)) {
+    const bool reduced = kRowRed != 0 && !kSoft && !kGroupNorm && !kBcast;
+    if (total != (reduced ? kRows : kBcast ? kRows * kFullW : int64_t(kBatch) * kM * kN)) {
         fprintf(stderr, "emu: the output has %lld elements, batch x M x N is %lld\n", (long long)total,
                 (long long)(int64_t(kBatch) * kM * kN));
         return 1;
@@ -549,6 +549,11 @@ int main()
         if constexpr (kSoft)
             for (int64_t i = 0; i < kRows * kN; ++i)
                 soft_finish(p, i);
+        if constexpr (kBcast)  // bcast_kernel
+            for (int64_t i = 0; i < kRows * int64_t(kFullW); ++i) {
+                const int64_t row = i / kFullW;
+                p.out[i] = post_value(p, p.ws[kPartFloats + row], row, int(i - row * kFullW));
+            }
     }
     if (errors)
         return 1;
@@ -644,6 +649,13 @@ int main()
         }
         const double r = kRowRed == CGR_RR_SUM ? sum : kRowRed == CGR_RR_MEAN ? sum / kN
                        : kRowRed == CGR_RR_MAX ? mx : kRowRed == CGR_RR_MIN ? mn : mx + std::log(se);
+        if (kBcast) {  // the reduced value over the output's row, with its inputs there
+            for (int j = 0; j < kFullW; ++j) {
+                inputs_at(row * kFullW + j, kOutShape, ondim);
+                check(row * kFullW + j, cgr_epi(float(r), x.data()), b, m, j);
+            }
+            continue;
+        }
         inputs_at(row, kOutShape, ondim);
         check(row, cgr_epi(float(r), x.data()), b, m, 0);
     }

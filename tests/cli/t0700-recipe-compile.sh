@@ -42,10 +42,11 @@ echo "90a $SRC/recipes/scan.cu $SRC/recipes" >>"$jobs"
 
 covered=0
 # GEMM fixtures built by default: each operand layout, 4-byte copies, batches, split-K,
-# triu, matrix-vector, epilogues reading every kind of input, row reductions, GroupNorm
+# triu, matrix-vector, epilogues reading every kind of input, row reductions, GroupNorm,
+# a reduced value broadcast back over the output (the sum-of-rows kernel)
 gemm_sample="matmul matmul_irregular matmul_tab bmm_tb_method matmul_large_k triu_matmul matvec
 linear_residual l2_matmul_add_swish_tanh_gelu_hardtanh kb_l2_22_lse_mish kb_l2_99_gelu_softmax
-l2_gemm_groupnorm_hardtanh l2_matmul_swish_sum_groupnorm"
+l2_gemm_groupnorm_hardtanh l2_matmul_swish_sum_groupnorm kb_l2_51_sub_avg_lse_gelu_res"
 gemm_sample=$(echo $gemm_sample)
 for spec in "$SRC"/tests/data/recipe/*.json; do
   name=$(basename "$spec" .json)

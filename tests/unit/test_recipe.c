@@ -868,6 +868,28 @@ static void test_gemm_variants(void **state)
     n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
     assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_SUMB_COLS 0\n", NULL });
     recipe_plan_release(&p);
+    /* 51: the row mean (of the product minus a per-column parameter), its size-1
+     * logsumexp, gelu, then + x: the reduced value broadcast back over the output's rows;
+     * x is both operand A and a full-size input of the epilogue */
+    load("kb_l2_51_sub_avg_lse_gelu_res", &p);
+    assert_int_equal(p.red, RED_MEAN);
+    assert_int_equal(p.gemm.bcast_w, 8192);
+    assert_int_equal(p.gemm.in[0], RG_FULL);
+    assert_int_equal(p.gemm.in[1], RG_COL);
+    assert_true(recipe_gemm_sumb(&p));
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 3 && v[0].gemm.sumb == 1 && v[2].gemm.bm > 0);
+    assert_generated(&p, &v[0], (const char *const[]){ "bcast_kernel", "#define CGR_BCAST_W 8192\n",
+                                                        "#define CGR_SUMB_COLS 1\n", NULL });
+    assert_generated(&p, &v[2], (const char *const[]){ "bcast_kernel", "#define CGR_BCAST_W 8192\n", NULL });
+    recipe_plan_release(&p);
+    load("gemm_colscale_sum", &p);
+    assert_int_equal(p.red, RED_SUM);
+    assert_false(recipe_gemm_sumb(&p));
+    recipe_plan_release(&p);
+    load("kb_l2_14_div_sum_scale", &p);
+    assert_int_equal(p.gemm.bcast_w, 0);
+    recipe_plan_release(&p);
     /* 80: the row max, then the mean of the (B, 1) max: one reduction, gelu(r - r) after */
     load("kb_l2_80_max_sub_gelu", &p);
     assert_int_equal(p.red, RED_MAX);

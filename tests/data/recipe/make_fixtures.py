@@ -769,6 +769,13 @@ linear_chain("l2_matmul_sum_max_avg_lse_lse", "18_Matmul_Sum_Max_AvgPool_LogSumE
 FIX["l2_matmul_sum_max_avg_lse_lse"]["outputs"][0]["shape"] = [1024, 1]
 FIX["l2_matmul_sum_max_avg_lse_lse"]["outputs"][0]["stride"] = [1, 1]
 FIX["l2_matmul_sum_max_avg_lse_lse"]["outputs"][0]["bytes"] = 4096
+# a per-column scale of the biased product before the row sum: the coefficient varies
+# along the row, so not the sum-of-rows form (the GEMM with its row sum)
+linear_chain("gemm_colscale_sum", "custom_gemm_colscale_sum.py", 64, 32, 48,
+             [attr("scale", "scale"), fn("mul", "_operator.mul", ["%linear", "%scale"]),
+              fn("sum_1", "torch.sum", ["%mul"], {"dim": 1, "keepdim": True}), out("%sum_1")], [32, 48],
+             gemm="linear", extra=[tensor("scale", [48], kind="param")])
+FIX["gemm_colscale_sum"]["outputs"][0].update(shape=[64, 1], stride=[1, 1], bytes=256)
 # ... but not over the other dim, nor the indices of a max over it
 linear_chain("gemm_sum_then_sum_dim0", "custom_gemm_sum_sum0.py", 64, 32, 48,
              [fn("sum_1", "torch.sum", ["%linear"], {"dim": 1, "keepdim": True}),
@@ -913,6 +920,20 @@ EMU["rr_groupnorm_wide"] = spec("custom_rr_groupnorm_wide.py",
                                  mod("gn", "gn", "GroupNorm", "GroupNorm(3, 144, eps=0.001, affine=False)", ["%fc"]),
                                  out("%gn")])
 
+# a row mean broadcast back over the output's rows, with a full-size input (level 2's 51:
+# (x @ W.T + b - s).mean(1, keepdim) -> logsumexp (size 1) -> gelu -> + x); the output is
+# [rows, 36] while the product is [rows, 50]
+EMU["rr_bcast_mean"] = spec("custom_rr_bcast.py",
+                            [tensor("x", [45, 36]), tensor("y", [45, 36]), tensor("s", [50], kind="param"),
+                             tensor("fc.weight", [50, 36], kind="param"), tensor("fc.bias", [50], kind="param")],
+                            [tensor("output", [45, 36])],
+                            [ph("x"), ph("y"), mod("fc", "fc", "Linear", "Linear(in_features=36, out_features=50, bias=True)", ["%x"]),
+                             attr("s", "s"), fn("sub", "_operator.sub", ["%fc", "%s"]),
+                             fn("mean", "torch.mean", ["%sub"], {"dim": 1, "keepdim": True}),
+                             fn("logsumexp", "torch.logsumexp", ["%mean"], {"dim": 1, "keepdim": True}),
+                             fn("gelu", "torch._C._nn.gelu", ["%logsumexp"]),
+                             fn("add", "_operator.add", ["%gelu", "%y"]), out("%add")])
+
 os.makedirs(os.path.join(HERE, "emu"), exist_ok=True)
 for key, s in EMU.items():
     with open(os.path.join(HERE, "emu", key + ".json"), "w") as f:
@@ -937,6 +958,7 @@ REAL_GEMM = {
     "kb_l2_22_lse_mish": "gemm",
     "kb_l2_99_gelu_softmax": "gemm",
     "kb_l2_80_max_sub_gelu": "gemm",
+    "kb_l2_51_sub_avg_lse_gelu_res": "gemm",
     "kb_l2_33_scale_bn": "gemm",
     "kb_l2_84_bn_softmax": "gemm",
 }
