@@ -360,11 +360,11 @@ static int begin_reduction(struct walk *w, const struct value *x, const char *wh
     return 0;
 }
 
-static bool node_reaches(const recipe_plan *p, int n, int target)
+bool rx_reaches(const recipe_plan *p, int n, int target)
 {
     if (n < 0)
         return false;
-    return n == target || node_reaches(p, p->nodes[n].a, target) || node_reaches(p, p->nodes[n].b, target);
+    return n == target || rx_reaches(p, p->nodes[n].a, target) || rx_reaches(p, p->nodes[n].b, target);
 }
 
 /*
@@ -382,7 +382,7 @@ static bool size1_identity(struct walk *w, const struct value *x, int dim, bool 
     int nd = p->gemm.ndim;
     if (dim < -nd || dim >= nd || (dim < 0 ? dim + nd : dim) != nd - 1)
         return false;
-    if (!node_reaches(p, x->node, w->reduced_node) || node_reaches(p, x->node, p->gemm.acc_node))
+    if (!rx_reaches(p, x->node, w->reduced_node) || rx_reaches(p, x->node, p->gemm.acc_node))
         return false;
     *out = *x;
     return true;

@@ -260,6 +260,8 @@ void recipe_describe(const recipe_plan *p, strbuf *out);
 void recipe_summary(const recipe_plan *p, strbuf *out);
 /* Appends node's expression in a readable infix form. */
 void rx_format(const recipe_plan *p, int node, strbuf *out);
+/* Whether the expression DAG under node n contains node target. */
+bool rx_reaches(const recipe_plan *p, int n, int target);
 /* Evaluates node in float with the kernels' formulas: x[i] is input i's value, acc the
  * reduced value (for RX_ACC). */
 float rx_eval(const recipe_plan *p, int node, const float *x, float acc);

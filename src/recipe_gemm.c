@@ -756,13 +756,6 @@ static enum recipe_gemm_in classify(const recipe_plan *p, const recipe_tensor *t
     return col ? RG_COL : row ? RG_ROW : RG_UNUSED;
 }
 
-static bool reaches(const recipe_plan *p, int n, int target)
-{
-    if (n < 0)
-        return false;
-    return n == target || reaches(p, p->nodes[n].a, target) || reaches(p, p->nodes[n].b, target);
-}
-
 static bool contiguous(const recipe_tensor *t)
 {
     int64_t expect = 1;
@@ -818,6 +811,13 @@ static int gn_fit(int64_t group, strbuf *why)
     return 0;
 }
 
+/* Row reductions whose result keeps the product's shape (every element normalised by its
+ * row's or group's statistics): softmax, log-softmax, GroupNorm. */
+static bool keeps_row(enum recipe_red r)
+{
+    return r == RED_SOFTMAX || r == RED_LOGSOFTMAX || r == RED_GROUPNORM;
+}
+
 int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
 {
     recipe_gemm_plan *g = &p->gemm;
@@ -838,7 +838,7 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
     if (rowred) {
         /* a reduction over the product's rows: dim N, the last (GroupNorm: over groups of
          * its columns, normalising every element like softmax) */
-        bool soft = p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX || p->red == RED_GROUPNORM;
+        bool soft = keeps_row(p->red);
         if (p->red != RED_SUM && p->red != RED_MEAN && p->red != RED_MAX && p->red != RED_MIN &&
             p->red != RED_LOGSUMEXP && !soft)
             return not_covered(why, "%s of a matrix product", recipe_red_name(p->red));
@@ -857,7 +857,7 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
             else
                 want.ndim--;
         }
-        if (reaches(p, result, g->acc_node))
+        if (rx_reaches(p, result, g->acc_node))
             return not_covered(why, "%s of the product combined with the product itself (a broadcast "
                                     "back over the row)", recipe_red_name(p->red));
         p->outer = g->batch * g->m;
@@ -871,8 +871,7 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
      * an input of the output's shape: level 2's 51, mean(1, keepdim) ... + x) */
     g->bcast_w = 0;
     if (!same && rowred && p->keepdim && want.ndim == p->output.ndim && want.ndim >= 1 &&
-        want.shape[want.ndim - 1] == 1 && p->output.shape[want.ndim - 1] > 1 &&
-        !(p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX || p->red == RED_GROUPNORM)) {
+        want.shape[want.ndim - 1] == 1 && p->output.shape[want.ndim - 1] > 1 && !keeps_row(p->red)) {
         same = true;
         for (int d = 0; same && d < want.ndim - 1; d++)
             same = want.shape[d] == p->output.shape[d];
@@ -882,7 +881,7 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
     if (!same)
         return not_covered(why, "%s whose result is not the output's shape (a reshape or broadcast follows?)",
                            g->op);
-    if (!reaches(p, rowred ? p->root : result, g->acc_node))
+    if (!rx_reaches(p, rowred ? p->root : result, g->acc_node))
         return not_covered(why, "%s", "the output does not depend on the matrix product");
     const rx_node *rn = &p->nodes[result];
     p->epi = rn->op == RX_ACC ? -1 : result;
@@ -894,7 +893,7 @@ int recipe_gemm_finish(recipe_plan *p, int result, strbuf *why)
         g->in[i] = i == g->a || i == g->b ? RG_OPERAND : RG_UNUSED;
         p->kind[i] = RK_UNUSED;
     }
-    bool soft = rowred && (p->red == RED_SOFTMAX || p->red == RED_LOGSOFTMAX || p->red == RED_GROUPNORM);
+    bool soft = rowred && keeps_row(p->red);
     if (rowred) {
         if (p->root >= 0 && classify_dag(p, p->root, &prod, false, why))
             return 1;
@@ -1074,8 +1073,6 @@ bool recipe_gemm_sumb(const recipe_plan *p)
     if (p->root >= 0 && (acc_degree_of(p, p->root, true) != 1 || !coef_uniform(p, p->root)))
         return false;
     if (p->root >= 0 && reads_kind(p, p->root, RG_COL) && reads_kind(p, p->root, RG_ROW))
-        return false;
-    if (p->root >= 0 && reads_kind(p, p->root, RG_FULL))
         return false;
     /* the reduced value's epilogue reads per row, or (broadcast over the output's row,
      * bcast_kernel) per element */
