@@ -54,6 +54,7 @@
 // line; the defaults make this file compile on its own (a 3x3 Conv2d, padding 1).
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
+#include <cuda_fp16.h>
 #include <cstring>
 #include <type_traits>
 #include "ops.cuh"  // recipe:inline
@@ -90,7 +91,7 @@
 #define CGR_WN 4            // warps along N
 #define CGR_STAGES 3
 #define CGR_MINB 1          // CTAs per SM the compiler keeps registers for
-#define CGR_PREC 0          // 0 3xTF32, 1 TF32
+#define CGR_PREC 0          // 0 3xTF32, 1 TF32, 2 3xFP16 (recipes/tf32_mma.cuh)
 #define CGR_NIN 2
 // X(index, kind): how the epilogue reads input i (x and the weight are CGR_CV_OPERAND)
 #define CGR_INPUTS(X) X(0, CGR_CV_OPERAND) X(1, CGR_CV_OPERAND)
@@ -503,70 +504,93 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
 #else
     constexpr int k_tiles = (kK + kBK - 1) / kBK;
 #endif
-    int k_tile = 0;
-    CUTE_UNROLL
-    for (int s = 0; s < kStages - 1; ++s) {
-        if (k_tile < k_tiles)
-            load_tile(k_tile, s);
-        cp_async_fence();
-        ++k_tile;
+    // the main loop in precision P (CGR_PREC, or 0 for CGR_PREC 2's redo)
+    auto mainloop = [&](auto prec) {
+        constexpr int P = decltype(prec)::value;
+        int k_tile = 0;
+        CUTE_UNROLL
+        for (int s = 0; s < kStages - 1; ++s) {
+            if (k_tile < k_tiles)
+                load_tile(k_tile, s);
+            cp_async_fence();
+            ++k_tile;
+        }
+        int k_tile_count = k_tiles - (kStages - 1);
+
+        // register fragments: raw values as loaded (then split in place), small parts
+        Tensor tCrA = thr_mma.partition_fragment_A(sA(_, _, 0));  // (MMA,MMA_M,MMA_K)
+        Tensor tCrB = thr_mma.partition_fragment_B(sB(_, _, 0));  // (MMA,MMA_N,MMA_K)
+        Tensor tCrA_s = make_fragment_like(tCrA(_, _, 0));        // (MMA,MMA_M)
+        Tensor tCrB_s = make_fragment_like(tCrB(_, _, 0));        // (MMA,MMA_N)
+
+        auto s2r_a = make_tiled_copy_A(S2RAtom{}, mma);
+        auto s2r_thr_a = s2r_a.get_thread_slice(threadIdx.x);
+        Tensor tCsA = s2r_thr_a.partition_S(sA);     // (CPY,CPY_M,CPY_K,PIPE)
+        Tensor tCrA_v = s2r_thr_a.retile_D(tCrA);    // (CPY,CPY_M,CPY_K)
+        auto s2r_b = make_tiled_copy_B(S2RAtom{}, mma);
+        auto s2r_thr_b = s2r_b.get_thread_slice(threadIdx.x);
+        Tensor tCsB = s2r_thr_b.partition_S(sB);     // (CPY,CPY_N,CPY_K,PIPE)
+        Tensor tCrB_v = s2r_thr_b.retile_D(tCrB);    // (CPY,CPY_N,CPY_K)
+
+        int pipe_read = 0, pipe_write = kStages - 1;
+        Tensor tCsA_p = tCsA(_, _, _, pipe_read);
+        Tensor tCsB_p = tCsB(_, _, _, pipe_read);
+        constexpr int K_BLOCK_MAX = decltype(size<2>(tCrA))::value;
+
+        cp_async_wait<kStages - 2>();
+        __syncthreads();
+        copy(s2r_a, tCsA_p(_, _, Int<0>{}), tCrA_v(_, _, Int<0>{}));
+        copy(s2r_b, tCsB_p(_, _, Int<0>{}), tCrB_v(_, _, Int<0>{}));
+
+        CUTE_NO_UNROLL
+        for (; k_tile_count > -(kStages - 1); --k_tile_count) {
+            for_each(make_int_sequence<K_BLOCK_MAX>{}, [&](auto k_block) {
+                if (k_block == K_BLOCK_MAX - 1) {
+                    tCsA_p = tCsA(_, _, _, pipe_read);
+                    tCsB_p = tCsB(_, _, _, pipe_read);
+                    cp_async_wait<kStages - 2>();
+                    __syncthreads();
+                }
+                auto k_next = (k_block + Int<1>{}) % Int<K_BLOCK_MAX>{};
+                copy(s2r_a, tCsA_p(_, _, k_next), tCrA_v(_, _, k_next));
+                copy(s2r_b, tCsB_p(_, _, k_next), tCrB_v(_, _, k_next));
+                if (k_block == 0) {
+                    // past the last tile: an empty group keeps the wait counts right
+                    if (k_tile < k_tiles)
+                        load_tile(k_tile, pipe_write);
+                    cp_async_fence();
+                    ++k_tile;
+                    pipe_write = pipe_read;
+                    pipe_read = pipe_read == kStages - 1 ? 0 : pipe_read + 1;
+                }
+                if constexpr (P == 2) {
+                    if constexpr (decltype(k_block)::value % 2 == 1)
+                        mma_pair_f16(tCrA(_, _, k_block - Int<1>{}), tCrA(_, _, k_block),
+                                     tCrB(_, _, k_block - Int<1>{}), tCrB(_, _, k_block), mma_target(acc, acc_tile));
+                } else {
+                    split_tf32<P>(tCrA(_, _, k_block), tCrA_s);
+                    split_tf32<P>(tCrB(_, _, k_block), tCrB_s);
+                    mma_k_block<P>(mma, tCrA(_, _, k_block), tCrA_s, tCrB(_, _, k_block), tCrB_s,
+                                   mma_target(acc, acc_tile));
+                }
+                if (k_block == K_BLOCK_MAX - 1)
+                    promote_tile(acc, acc_tile);
+            });
+        }
+        cp_async_wait<0>();
+    };
+    // 3xFP16 takes k-blocks in pairs, at the odd one; the last k-block's copy has by then
+    // loaded the next tile's k-block 0 over slot 0, so a pair must not hold slot 0 there
+    static_assert(CGR_PREC != 2 || kBK % 32 == 0, "3xFP16 needs BK a multiple of 32");
+    mainloop(Int<CGR_PREC>{});
+    if constexpr (CGR_PREC == 2) {
+        // an operand past fp16's range (or inf/NaN): this tile again in 3xTF32
+        if (__syncthreads_or(!acc_finite(acc))) {
+            clear(acc);
+            clear(acc_tile);
+            mainloop(Int<0>{});
+        }
     }
-    int k_tile_count = k_tiles - (kStages - 1);
-
-    // register fragments: raw values as loaded (then split in place), small parts
-    Tensor tCrA = thr_mma.partition_fragment_A(sA(_, _, 0));  // (MMA,MMA_M,MMA_K)
-    Tensor tCrB = thr_mma.partition_fragment_B(sB(_, _, 0));  // (MMA,MMA_N,MMA_K)
-    Tensor tCrA_s = make_fragment_like(tCrA(_, _, 0));        // (MMA,MMA_M)
-    Tensor tCrB_s = make_fragment_like(tCrB(_, _, 0));        // (MMA,MMA_N)
-
-    auto s2r_a = make_tiled_copy_A(S2RAtom{}, mma);
-    auto s2r_thr_a = s2r_a.get_thread_slice(threadIdx.x);
-    Tensor tCsA = s2r_thr_a.partition_S(sA);     // (CPY,CPY_M,CPY_K,PIPE)
-    Tensor tCrA_v = s2r_thr_a.retile_D(tCrA);    // (CPY,CPY_M,CPY_K)
-    auto s2r_b = make_tiled_copy_B(S2RAtom{}, mma);
-    auto s2r_thr_b = s2r_b.get_thread_slice(threadIdx.x);
-    Tensor tCsB = s2r_thr_b.partition_S(sB);     // (CPY,CPY_N,CPY_K,PIPE)
-    Tensor tCrB_v = s2r_thr_b.retile_D(tCrB);    // (CPY,CPY_N,CPY_K)
-
-    int pipe_read = 0, pipe_write = kStages - 1;
-    Tensor tCsA_p = tCsA(_, _, _, pipe_read);
-    Tensor tCsB_p = tCsB(_, _, _, pipe_read);
-    constexpr int K_BLOCK_MAX = decltype(size<2>(tCrA))::value;
-
-    cp_async_wait<kStages - 2>();
-    __syncthreads();
-    copy(s2r_a, tCsA_p(_, _, Int<0>{}), tCrA_v(_, _, Int<0>{}));
-    copy(s2r_b, tCsB_p(_, _, Int<0>{}), tCrB_v(_, _, Int<0>{}));
-
-    CUTE_NO_UNROLL
-    for (; k_tile_count > -(kStages - 1); --k_tile_count) {
-        for_each(make_int_sequence<K_BLOCK_MAX>{}, [&](auto k_block) {
-            if (k_block == K_BLOCK_MAX - 1) {
-                tCsA_p = tCsA(_, _, _, pipe_read);
-                tCsB_p = tCsB(_, _, _, pipe_read);
-                cp_async_wait<kStages - 2>();
-                __syncthreads();
-            }
-            auto k_next = (k_block + Int<1>{}) % Int<K_BLOCK_MAX>{};
-            copy(s2r_a, tCsA_p(_, _, k_next), tCrA_v(_, _, k_next));
-            copy(s2r_b, tCsB_p(_, _, k_next), tCrB_v(_, _, k_next));
-            if (k_block == 0) {
-                // past the last tile: an empty group keeps the wait counts right
-                if (k_tile < k_tiles)
-                    load_tile(k_tile, pipe_write);
-                cp_async_fence();
-                ++k_tile;
-                pipe_write = pipe_read;
-                pipe_read = pipe_read == kStages - 1 ? 0 : pipe_read + 1;
-            }
-            split_tf32(tCrA(_, _, k_block), tCrA_s);
-            split_tf32(tCrB(_, _, k_block), tCrB_s);
-            mma_k_block(mma, tCrA(_, _, k_block), tCrA_s, tCrB(_, _, k_block), tCrB_s, mma_target(acc, acc_tile));
-            if (k_block == K_BLOCK_MAX - 1)
-                promote_tile(acc, acc_tile);
-        });
-    }
-    cp_async_wait<0>();
 
     // epilogue: (m, co) of each accumulator -> y[(nb*COUT + co)*P + pixel]
     float *Y = p.out;

@@ -46,6 +46,7 @@
 // coordinates, split-K, the epilogue) on the CPU with the same CuTe types.
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
+#include <cuda_fp16.h>
 #include <cstring>
 #include <type_traits>
 #include "ops.cuh"  // recipe:inline
@@ -75,7 +76,7 @@
 #define CGR_MINB 1          // CTAs per SM the compiler keeps registers for
 #define CGR_SPLITK 1
 #define CGR_GROUP 8         // tile-rows walked together
-#define CGR_PREC 0          // 0 3xTF32, 1 TF32
+#define CGR_PREC 0          // 0 3xTF32, 1 TF32, 2 3xFP16 (recipes/tf32_mma.cuh)
 #define CGR_STORE_STREAM 0  // 1: C stored with evict-first hints (__stcs): C is not read back
 #define CGR_TRI 0           // 0 none, 1 triu, 2 tril of the product
 #define CGR_TRI_DIAG 0
@@ -495,8 +496,8 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
                                make_gmem_ptr(p.in[CGR_B] + int64_t(batch) * CGR_B_BSTRIDE), tm, tn);
     Tensor gA = get<0>(tiles);  // (BM,BK,k)
     Tensor gB = get<1>(tiles);  // (BN,BK,k)
-    int k_begin, k_tile_count;
-    k_split(split, k_begin, k_tile_count);
+    int k_begin, k_tiles_split;
+    k_split(split, k_begin, k_tiles_split);
     constexpr int residue_k = kResidueK;
 
     TiledMma mma;
@@ -507,7 +508,10 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
     auto acc_tile = make_fragment_like(acc);  // CGR_PROMOTE 2: this k-tile's products
     clear(acc_tile);
 
-    if (!tile_skipped(tm, tn) && k_tile_count > 0) {
+    // the main loop in precision P (CGR_PREC, or 0 for CGR_PREC 2's redo)
+    auto mainloop = [&](auto prec) {
+        constexpr int P = decltype(prec)::value;
+        int k_tile_count = k_tiles_split;
         extern __shared__ __align__(128) char smem_raw[];
         SharedStorage &smem = *reinterpret_cast<SharedStorage *>(smem_raw);
         Tensor sA = make_tensor(make_smem_ptr(smem.a.data()), SmemLayoutA{});  // (BM,BK,PIPE)
@@ -625,14 +629,35 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
                     pipe_write = pipe_read;
                     pipe_read = pipe_read == kStages - 1 ? 0 : pipe_read + 1;
                 }
-                split_tf32(tCrA(_, _, k_block), tCrA_s);
-                split_tf32(tCrB(_, _, k_block), tCrB_s);
-                mma_k_block(mma, tCrA(_, _, k_block), tCrA_s, tCrB(_, _, k_block), tCrB_s, mma_target(acc, acc_tile));
+                if constexpr (P == 2) {
+                    if constexpr (decltype(k_block)::value % 2 == 1)
+                        mma_pair_f16(tCrA(_, _, k_block - Int<1>{}), tCrA(_, _, k_block),
+                                     tCrB(_, _, k_block - Int<1>{}), tCrB(_, _, k_block), mma_target(acc, acc_tile));
+                } else {
+                    split_tf32<P>(tCrA(_, _, k_block), tCrA_s);
+                    split_tf32<P>(tCrB(_, _, k_block), tCrB_s);
+                    mma_k_block<P>(mma, tCrA(_, _, k_block), tCrA_s, tCrB(_, _, k_block), tCrB_s,
+                                   mma_target(acc, acc_tile));
+                }
                 if (k_block == K_BLOCK_MAX - 1)
                     promote_tile(acc, acc_tile);
             });
         }
         cp_async_wait<0>();
+    };
+    // 3xFP16 takes k-blocks in pairs, at the odd one; the last k-block's copy has by then
+    // loaded the next tile's k-block 0 over slot 0, so a pair must not hold slot 0 there
+    static_assert(CGR_PREC != 2 || kBK % 32 == 0, "3xFP16 needs BK a multiple of 32");
+    if (!tile_skipped(tm, tn) && k_tiles_split > 0) {
+        mainloop(Int<CGR_PREC>{});
+        if constexpr (CGR_PREC == 2) {
+            // an operand past fp16's range (or inf/NaN): this tile again in 3xTF32
+            if (__syncthreads_or(!acc_finite(acc))) {
+                clear(acc);
+                clear(acc_tile);
+                mainloop(Int<0>{});
+            }
+        }
     }
 
     // epilogue: (row, n) of each accumulator; pairs of neighbouring columns as float2

@@ -1,7 +1,9 @@
 // recipes/tf32_mma.cuh: fp32 products on TF32 tensor cores (mma.sync), shared by the
 // GEMM (gemm_tc.cu) and implicit-GEMM convolution (conv_tc.cu) templates. Inlined by
 // the generator inside each template's namespace; it needs CGR_PREC (0 = 3xTF32 split
-// precision, 1 = plain TF32) and `using namespace cute` in scope.
+// precision, 1 = plain TF32, 2 = 3xFP16 split precision) and `using namespace cute` in
+// scope. The functions take the precision as a template argument (default CGR_PREC), so
+// that a kernel can run its main loop again in another precision (CGR_PREC 2's redo).
 //
 // Precision: with CGR_PREC 0 each operand value x is split into big = x with its low 13
 // mantissa bits cleared (exact in TF32) and small = tf32_rna(x - big); a*b is taken as
@@ -51,13 +53,13 @@ CUTE_HOST_DEVICE float as_float(uint32_t u)
 
 // In place: big = x with its low 13 mantissa bits cleared (exact in TF32); small =
 // tf32(x - big) (x - big is exact). With CGR_PREC 1: big = tf32_rna(x), small untouched.
-template <class TBig, class TSmall>
+template <int P = CGR_PREC, class TBig, class TSmall>
 CUTE_HOST_DEVICE void split_tf32(TBig &&big, TSmall &&small)
 {
     CUTE_UNROLL
     for (int i = 0; i < size(big); ++i) {
         const uint32_t x = big(i).raw();
-        if constexpr (CGR_PREC == 0) {
+        if constexpr (P == 0) {
             const uint32_t hi = x & 0xffffe000u;
             small(i) = tfloat32_t::bitcast(tf32_rna(as_float(x) - as_float(hi)));
             big(i) = tfloat32_t::bitcast(hi);
@@ -70,12 +72,12 @@ CUTE_HOST_DEVICE void split_tf32(TBig &&big, TSmall &&small)
 // acc += A(k-block) B(k-block)^T for one k-block of the thread's fragments: a (MMA,MMA_M)
 // and b (MMA,MMA_N) already split (big parts), a_s (MMA,MMA_M) and b_s (MMA,MMA_N) the
 // small parts, acc (MMA,MMA_M,MMA_N). The small products first, then the big one.
-template <class Mma, class TA, class TAs, class TB, class TBs, class TC>
+template <int P = CGR_PREC, class Mma, class TA, class TAs, class TB, class TBs, class TC>
 CUTE_HOST_DEVICE void mma_k_block(Mma const &mma, TA const &a, TAs const &a_s, TB const &b, TBs const &b_s,
                                   TC &acc)
 {
     if constexpr (CGR_PROMOTE != 1) {
-        if constexpr (CGR_PREC == 0) {
+        if constexpr (P == 0) {
             gemm(mma, a_s, b, acc);
             gemm(mma, a, b_s, acc);
         }
@@ -87,7 +89,7 @@ CUTE_HOST_DEVICE void mma_k_block(Mma const &mma, TA const &a, TAs const &a_s, T
             for (int n = 0; n < size<2>(acc); ++n) {
                 auto part = make_fragment_like(acc(_, m, n));  // (MMA)
                 clear(part);
-                if constexpr (CGR_PREC == 0) {
+                if constexpr (P == 0) {
                     gemm(mma, a_s(_, m), b(_, n), part);
                     gemm(mma, a(_, m), b_s(_, n), part);
                 }
@@ -122,4 +124,113 @@ CUTE_HOST_DEVICE auto &mma_target(TC &acc, TT &acc_tile)
         return acc_tile;
     else
         return acc;
+}
+
+// ---------------------------------------------------------------- CGR_PREC 2: 3xFP16
+//
+// Each operand value x is split into hi = fp16(x) and lo = fp16((x - hi) * 2^11) (x - hi
+// is exact in fp32, the scale a power of two), and a*b is taken as a_h*b_h + 2^-11 (a_h*b_l
+// + a_l*b_h) on mma.sync m16n8k16 f16 with fp32 accumulation: fp16 products are exact in
+// fp32, hi and lo carry 11 significant bits each, so the result is as exact as 3xTF32's
+// (the dropped a_l*b_l is ~2^-22 relative), at half the MMA issues (k16 an instruction
+// instead of k8) and half the partial adds. Where hi is subnormal (|x| < 2^-14) the split
+// still holds x to ~2^-35 absolute. The limit is fp16's range: |x| >= 65520 gives hi = inf
+// and the accumulators inf or NaN. A kernel using it therefore checks its accumulators
+// after the main loop and runs the loop again in 3xTF32 when any is not finite (so
+// inputs past fp16's range, inf or NaN cost a second pass and are never wrong).
+//
+// No new shared-memory layout: two consecutive k-blocks of the TF32 fragments (k 0-7 and
+// 8-15 of a 16-wide block) are repacked into one f16 fragment. A thread holds A at rows
+// (g, g+8) and k (t, t+4) of each TF32 block and B at k (t, t+4) of column g (g = lane/4, t
+// = lane%4); the f16 atom wants k (2t, 2t+1, 2t+8, 2t+9). Since k only indexes the sum,
+// any permutation used by both operands gives the same product: f16 slot 2t <- k t, 2t+1
+// <- t+4, 2t+8 <- 8+t, 2t+9 <- 12+t, for A and for B alike.
+constexpr float kF16LoScale = 2048.f;         // 2^11
+constexpr float kF16LoUnscale = 1.f / 2048.f;
+
+// hi and lo of two values, each pair packed as an f16x2 register (x in the low half).
+CUTE_HOST_DEVICE void split_f16x2(float x, float y, uint32_t &hi, uint32_t &lo)
+{
+    const __half2 h = __floats2half2_rn(x, y);
+    const float2 hf = __half22float2(h);
+    const __half2 l = __floats2half2_rn((x - hf.x) * kF16LoScale, (y - hf.y) * kF16LoScale);
+    memcpy(&hi, &h, 4);
+    memcpy(&lo, &l, 4);
+}
+
+// One f16 k-block's A registers of MMA row m from TF32 k-blocks k0 (a0) and k1 (a1):
+// TF32 value order (g,t), (g+8,t), (g,t+4), (g+8,t+4).
+template <class TA>
+CUTE_HOST_DEVICE void split_f16_a(TA const &a0, TA const &a1, int m, uint32_t (&hi)[4], uint32_t (&lo)[4])
+{
+    split_f16x2(as_float(a0(0, m).raw()), as_float(a0(2, m).raw()), hi[0], lo[0]);
+    split_f16x2(as_float(a0(1, m).raw()), as_float(a0(3, m).raw()), hi[1], lo[1]);
+    split_f16x2(as_float(a1(0, m).raw()), as_float(a1(2, m).raw()), hi[2], lo[2]);
+    split_f16x2(as_float(a1(1, m).raw()), as_float(a1(3, m).raw()), hi[3], lo[3]);
+}
+
+// The same for B's column n: TF32 value order (k t), (k t+4).
+template <class TB>
+CUTE_HOST_DEVICE void split_f16_b(TB const &b0, TB const &b1, int n, uint32_t (&hi)[2], uint32_t (&lo)[2])
+{
+    split_f16x2(as_float(b0(0, n).raw()), as_float(b0(1, n).raw()), hi[0], lo[0]);
+    split_f16x2(as_float(b1(0, n).raw()), as_float(b1(1, n).raw()), hi[1], lo[1]);
+}
+
+// d += a b for one m16n8k16 f16 atom (the host emulator supplies its own).
+#ifndef CGR_F16_MMA_HOST
+CUTE_DEVICE void mma_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+{
+    SM80_16x8x16_F32F16F16F32_TN::fma(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b[0], b[1], d[0], d[1],
+                                      d[2], d[3]);
+}
+#endif
+
+// acc += A(k0, k1) B(k0, k1)^T: the TF32 fragments of two consecutive k-blocks, a0/a1
+// (MMA,MMA_M) and b0/b1 (MMA,MMA_N) as loaded (unsplit), into acc (MMA,MMA_M,MMA_N). Each
+// atom's products go into a zeroed partial (the corrections, scaled down, then the main
+// product) that is added to acc in fp32, as CGR_PROMOTE 1 does for TF32.
+template <class TA, class TB, class TC>
+CUTE_HOST_DEVICE void mma_pair_f16(TA const &a0, TA const &a1, TB const &b0, TB const &b1, TC &acc)
+{
+    constexpr int MM = decltype(size<1>(acc))::value, NN = decltype(size<2>(acc))::value;
+    // B's halves for all columns, A's one row of atoms at a time (fewer live registers:
+    // a 64 x 64 warp tile would otherwise hold 64 of them here)
+    uint32_t bh[NN][2], bl[NN][2];
+    CUTE_UNROLL
+    for (int n = 0; n < NN; ++n)
+        split_f16_b(b0, b1, n, bh[n], bl[n]);
+    CUTE_UNROLL
+    for (int m = 0; m < MM; ++m) {
+        uint32_t ah[4], al[4];
+        split_f16_a(a0, a1, m, ah, al);
+        CUTE_UNROLL
+        for (int n = 0; n < NN; ++n) {
+            float d[4] = { 0.f, 0.f, 0.f, 0.f };
+            mma_f16(d, ah, bl[n]);
+            mma_f16(d, al, bh[n]);
+            CUTE_UNROLL
+            for (int v = 0; v < 4; ++v)
+                d[v] *= kF16LoUnscale;
+            mma_f16(d, ah, bh[n]);
+            CUTE_UNROLL
+            for (int v = 0; v < 4; ++v)
+                acc(v, m, n) += d[v];
+        }
+    }
+}
+
+// True when every accumulator is finite (CGR_PREC 2: otherwise the loop runs again in 3xTF32).
+template <class TC>
+CUTE_HOST_DEVICE bool acc_finite(TC const &acc)
+{
+    bool ok = true;
+    CUTE_UNROLL
+    for (int i = 0; i < size(acc); ++i) {
+        const float x = acc(i);
+        uint32_t u;
+        memcpy(&u, &x, 4);
+        ok &= (u & 0x7f800000u) != 0x7f800000u;
+    }
+    return ok;
 }

@@ -269,8 +269,14 @@ const char *recipe_red_name(enum recipe_red r);
 
 /* ------------------------------------------------------------------ generation */
 
-/* GEMM precision: fp32 through TF32 tensor cores. */
-enum { RECIPE_GEMM_3XTF32 = 0, RECIPE_GEMM_TF32 = 1 };
+/* Precision of the tensor-core templates (gemm_tc.cu, conv_tc.cu; CGR_PREC): fp32 as
+ * three TF32 MMAs (3xTF32), one (TF32: ~1e-3 relative, may fail an fp32 tolerance), or three
+ * fp16 MMAs of twice the depth on hi/lo halves (3xFP16, recipes/tf32_mma.cuh: 3xTF32's
+ * accuracy for |x| in [2^-14, 65504), tiles holding larger values, inf or NaN run again in
+ * 3xTF32; needs BK a multiple of 32). */
+enum { RECIPE_GEMM_3XTF32 = 0, RECIPE_GEMM_TF32 = 1, RECIPE_GEMM_3XF16 = 2 };
+/* "3xtf32", "tf32" or "3xf16", as variant lists print it. */
+const char *recipe_prec_name(int prec);
 
 /* How the TF32 tensor-core templates (gemm_tc.cu, conv_tc.cu) accumulate a chain of
  * chain_k products into one fp32 output (recipes/tf32_mma.cuh's CGR_PROMOTE): 0 straight
@@ -288,8 +294,8 @@ typedef struct recipe_gemm_params {
     int wm, wn;      /* warps along M and N: threads = 32 wm wn */
     int stages;      /* cp.async pipeline depth */
     int split_k;     /* CTAs along K (> 1: partials through the workspace) */
-    int prec;        /* RECIPE_GEMM_3XTF32, or RECIPE_GEMM_TF32 (TF32 accuracy: may fail
-                        an fp32 tolerance; the judge decides) */
+    int prec;        /* RECIPE_GEMM_3XTF32, RECIPE_GEMM_TF32 (TF32 accuracy: may fail an
+                        fp32 tolerance; the judge decides) or RECIPE_GEMM_3XF16 */
     int group;       /* tile-rows walked together (L2 reuse) */
     int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
     int gemv_rows;   /* recipes/gemm_gemv.cu: rows a CTA (0: not the GEMV kernel) */
@@ -303,7 +309,7 @@ typedef struct recipe_conv_params {
     int bm, bn;      /* CTA tile of the implicit GEMM (BK is 32) */
     int wm, wn;      /* warps along M and N: threads = 32 wm wn */
     int stages;      /* cp.async pipeline depth */
-    int prec;        /* 0 3xTF32 (fp32 accuracy), 1 TF32 (~1e-3: may fail an fp32 tolerance) */
+    int prec;        /* RECIPE_GEMM_3XTF32, _TF32 (~1e-3: may fail an fp32 tolerance), _3XF16 */
     int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
     int dw_threads;  /* depthwise (recipes/conv_dw.cu): threads per CTA; 0 otherwise */
 } recipe_conv_params;

@@ -701,7 +701,7 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
         return;
     }
     strbuf_addf(out, "conv tile=%dx%dx32 warps=%dx%d stages=%d %s min_blocks=%d", v->bm, v->bn,
-                v->wm, v->wn, v->stages, v->prec ? "tf32" : "3xtf32", v->min_blocks);
+                v->wm, v->wn, v->stages, recipe_prec_name(v->prec), v->min_blocks);
 }
 
 /* ================================================================== generation */

@@ -1253,8 +1253,9 @@ static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, 
  * SM holds), rounded up, times the work of a CTA, divided by how well the warp tile
  * reuses its fragments (64 x 64: 1, 64 x 32: 0.9, 32 x 32: 0.75); too few tiles for
  * the SMs split K (when K holds at least 8 k-tiles a split), up to 32 ways. The cheapest
- * five run in 3xTF32, then the cheapest two again in plain TF32 (flagged: TF32 accuracy,
- * the judge decides), then the rest in 3xTF32.
+ * four run in 3xFP16 (3xTF32 where BK is 16), the cheapest again in 3xTF32, then the
+ * WGMMA kernel, the cheapest two in plain TF32 (flagged: TF32 accuracy, the judge
+ * decides), then the rest in 3xTF32.
  * Matrix-vector: rows per CTA 4, 8, 2, 16 at 256 threads, then 4 at 512 and 128.
  */
 int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
@@ -1337,12 +1338,24 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         ns++;
     }
     qsort(s, (size_t)ns, sizeof s[0], by_cost);
-    for (int i = 0; i < ns && i < 5; i++) {
+    /* the cheapest four in 3xFP16 where BK allows and the warp tile is at most 64 x 32
+     * (H200, lab rounds 42-43, docs/perf.md: 1_Square 1.766 ms against 3xTF32's 2.075, as
+     * exact; with 64 x 64 warp tiles the kernel's second, 3xTF32 main loop spills) */
+    for (int i = 0; i < ns; i++)
+        if (s[i].t.bk % 32 == 0 && s[i].t.bm / s[i].t.wm * (s[i].t.bn / s[i].t.wn) <= 64 * 32)
+            s[i].t.prec = RECIPE_GEMM_3XF16;
+    for (int i = 0; i < ns && i < 4; i++) {
         n = push_params(out, n, max, &s[i].t, 32 * s[i].t.wm * s[i].t.wn);
         if (i == 0)
             n = push_split_chain(out, n, max, s, ns, g, p->r);
     }
-    /* after mma.sync's five: on the H200 the WGMMA kernel is correct but slower (lab rounds
+    /* the cheapest again in 3xTF32 (no fp16 range to leave: never a second pass) */
+    if (ns > 0 && s[0].t.prec == RECIPE_GEMM_3XF16) {
+        recipe_gemm_params t = s[0].t;
+        t.prec = RECIPE_GEMM_3XTF32;
+        n = push_params(out, n, max, &t, 32 * t.wm * t.wn);
+    }
+    /* after mma.sync's: on the H200 the WGMMA kernel is correct but slower (lab rounds
      * 32-36, docs/perf.md: 1_Square 2.63 ms against 1.97; its producer is the limit) */
     n = push_wgmma(out, n, max, p, hw);
     for (int i = 0; i < ns && i < 2; i++) {
@@ -1350,9 +1363,17 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         t.prec = RECIPE_GEMM_TF32;
         n = push_params(out, n, max, &t, 32 * t.wm * t.wn);
     }
-    for (int i = 5; i < ns; i++)
-        n = push_params(out, n, max, &s[i].t, 32 * s[i].t.wm * s[i].t.wn);
+    for (int i = 4; i < ns; i++) {
+        recipe_gemm_params t = s[i].t;
+        t.prec = RECIPE_GEMM_3XTF32;
+        n = push_params(out, n, max, &t, 32 * t.wm * t.wn);
+    }
     return n;
+}
+
+const char *recipe_prec_name(int prec)
+{
+    return prec == RECIPE_GEMM_TF32 ? "tf32" : prec == RECIPE_GEMM_3XF16 ? "3xf16" : "3xtf32";
 }
 
 void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
@@ -1365,12 +1386,12 @@ void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
     }
     if (t->wgmma) {
         strbuf_addf(out, "gemm wgmma %s tile=%dx%dx%d warpgroups=1+%d stages=%d group=%d",
-                    t->prec == RECIPE_GEMM_TF32 ? "tf32" : "3xtf32", t->bm, t->bn, t->bk, t->bm / 64,
+                    recipe_prec_name(t->prec), t->bm, t->bn, t->bk, t->bm / 64,
                     t->stages, t->group);
         return;
     }
     strbuf_addf(out, "gemm %s tile=%dx%dx%d warps=%dx%d stages=%d split_k=%d group=%d minb=%d",
-                t->prec == RECIPE_GEMM_TF32 ? "tf32" : "3xtf32", t->bm, t->bn, t->bk, t->wm, t->wn,
+                recipe_prec_name(t->prec), t->bm, t->bn, t->bk, t->wm, t->wn,
                 t->stages, t->split_k, t->group, t->min_blocks);
     if (t->prec == RECIPE_GEMM_TF32)
         strbuf_adds(out, " [TF32 accuracy: may fail the fp32 tolerance]");

@@ -8,7 +8,7 @@
 b() {
   local d=$OUT/$1 t=$2 spec=$3 v=$4 name=$5; shift 5
   mkdir -p "$d"; echo "$t" >"$d/task"
-  LAB_PTXAS=1 bench/lab_build.sh "$d" "$spec" "$v" "$name" "$@" >/dev/null || echo "FAILED $t $name"
+  LAB_PTXAS=${LAB_PTXAS:-1} bench/lab_build.sh "$d" "$spec" "$v" "$name" "$@" >/dev/null || echo "FAILED $t $name"
 }
 #   listed SPEC PATTERN: the first variant of SPEC whose `cutegen recipe --list` line
 #     contains PATTERN ("gemm wgmma"): for b's VARIANT where the list order may change

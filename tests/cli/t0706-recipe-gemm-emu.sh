@@ -51,7 +51,7 @@ for spec in "$SRC"/tests/data/recipe/emu/*.json; do
     # the matrix-vector kernel (recipes/gemm_gemv.cu: a sum of rows as A @ the sum of B's
     # rows) is not emulated: the first tensor-core variant stands in for it
     if grep -q "^variant $k: gemv" "$TMP/plan"; then
-      k=$(sed -n 's/^variant \([0-9]*\): gemm 3xtf32.*/\1/p' "$TMP/plan" | head -1)
+      k=$(sed -n 's/^variant \([0-9]*\): gemm 3x.*/\1/p' "$TMP/plan" | head -1)
       [ -n "$k" ] || { echo "FAIL: $name lists no tensor-core variant"; failures=$((failures + 1)); continue; }
     fi
     # the WGMMA kernel (recipes/gemm_wgmma.cu) is not emulated: its layouts are checked below

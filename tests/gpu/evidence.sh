@@ -188,7 +188,8 @@ case " $sections " in *" lab "*)
   for d in "${LAB:-.deps/lab}"/*/; do
     [ -f "$d/task" ] || continue
     ls "$d"/*.so >/dev/null 2>&1 || { echo "lab: no .so files in $d (build them with bench/lab_build.sh)"; continue; }
-    t=$(cat "$d/task"); task=$(ls "$KB/${t%%/*}/${t##*/}_"*.py 2>/dev/null | head -1)
+    t=$(cat "$d/task")  # level1/19, or the path of a problem file (tests/gpu/problems/x.py)
+    case $t in *.py) task=$t ;; *) task=$(ls "$KB/${t%%/*}/${t##*/}_"*.py 2>/dev/null | head -1) ;; esac
     [ -n "$task" ] || { echo "lab: no problem $t under $KB"; continue; }
     timeout ${LAB_TIMEOUT:-120} python3 bench/variant_lab.py --task "$task" ${LAB_ARGS:-} "$d"/*.so 2>&1 |
       grep -v Warning | tee -a "$OUT/lab.txt"

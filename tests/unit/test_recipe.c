@@ -783,8 +783,9 @@ static void test_gemm_variants(void **state)
     load("matmul", &p);
     int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
     assert_true(n >= 4);
-    assert_int_equal(v[0].gemm.prec, RECIPE_GEMM_3XTF32);
-    int tf32 = 0;
+    assert_int_equal(v[0].gemm.bk % 32, 0);
+    assert_int_equal(v[0].gemm.prec, RECIPE_GEMM_3XF16);
+    int tf32 = 0, exact_tf32 = 0;
     for (int i = 0; i < n; i++) {
         const recipe_gemm_params *t = &v[i].gemm;
         if (t->wgmma) /* test_gemm_wgmma */
@@ -794,14 +795,25 @@ static void test_gemm_variants(void **state)
         assert_int_equal(t->bm % (16 * t->wm), 0);
         assert_int_equal(t->bn % (16 * t->wn), 0);
         if (t->split_k != 1) {
-            /* the one split variant: long chains cut to <= 2048, chained, in 3xTF32 */
+            /* the one split variant: long chains cut to <= 2048, chained */
             assert_int_equal(i, 1);
-            assert_int_equal(t->prec, RECIPE_GEMM_3XTF32);
             assert_true((p.gemm.k + t->split_k - 1) / t->split_k <= 2048);
             assert_int_equal(recipe_tf32_promote((p.gemm.k + t->split_k - 1) / t->split_k), 0);
         }
         tf32 += t->prec == RECIPE_GEMM_TF32;
+        /* 3xFP16 pairs the k-blocks of a 32-deep k-tile; the first four tiles take it
+         * where their warp tile is at most 64 x 32 (larger ones spill in 3xFP16) */
+        const bool small_warp_tile = t->bm / t->wm * (t->bn / t->wn) <= 64 * 32;
+        if (t->prec == RECIPE_GEMM_3XF16)
+            assert_true(t->bk % 32 == 0 && small_warp_tile);
+        if (i < 3 && t->bk % 32 == 0)
+            assert_int_equal(t->prec, small_warp_tile ? RECIPE_GEMM_3XF16 : RECIPE_GEMM_3XTF32);
+        /* the first tile again in 3xTF32 (no fp16 range to leave) */
+        if (t->prec == RECIPE_GEMM_3XTF32 && t->bm == v[0].gemm.bm && t->bn == v[0].gemm.bn &&
+            t->bk == v[0].gemm.bk && t->split_k == v[0].gemm.split_k)
+            exact_tf32++;
     }
+    assert_int_equal(exact_tf32, 1);
     assert_true(p.gemm.k > 2048 && v[1].gemm.split_k > 1);
     assert_true(tf32 >= 1); /* offered, flagged: the judge decides */
     /* promotion: chains up to 2048 chained, longer ones a k-tile at a time */
