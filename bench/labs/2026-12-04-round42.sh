@@ -12,7 +12,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab42}
-S=${SPECS:-SP/specs}
+S=${SPECS:-.deps/specs13/specs}  # mkdir -p .deps/specs13 && tar xzf bench/results/2026-12-04-1310-specs.tar.gz -C .deps/specs13
 . bench/labs/lib.sh  # b, def
 P2=$(def PREC 2)
 # the range problem's variant 0 has BK 16 (3xFP16 needs 32): both with BK 32

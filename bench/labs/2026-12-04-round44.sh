@@ -11,7 +11,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab44}
-S=${SPECS:-SP/specs}
+S=${SPECS:-.deps/specs13/specs}  # mkdir -p .deps/specs13 && tar xzf bench/results/2026-12-04-1310-specs.tar.gz -C .deps/specs13
 . bench/labs/lib.sh  # b, def
 P2=$(def PREC 2)
 P0=$(def PREC 0)
