@@ -14,7 +14,8 @@
 // The main loop is recipes/gemm_tc.cu's (CUTLASS's MainloopSm80CpAsync): CTA tile
 // BM x BN x 32, WM x WN warps of SM80_16x8x8_F32TF32TF32F32_TN, STAGES-deep cp.async
 // pipeline, swizzled K-major smem atoms read with ldmatrix, register double buffering,
-// 3xTF32 split precision (CGR_PREC 0) or plain TF32 (1). What differs is the gmem -> smem
+// 3xTF32 split precision (CGR_PREC 0), plain TF32 (1) or 3xFP16 with its 3xTF32 redo (2;
+// not offered: it spills here, docs/perf.md lab rounds 42-44). What differs is the gmem -> smem
 // copy: A is gathered, not tiled.
 //  - A: a warp covers 8 consecutive m x 4 consecutive k (conflict-free 4-byte writes into
 //    the swizzled atom; neighbouring output pixels read neighbouring input pixels), warps

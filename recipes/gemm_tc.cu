@@ -15,7 +15,10 @@
 // (recipes/tf32_mma.cuh: the tensor cores' own adds truncate, which chained over K
 // biases results toward zero). 1 = plain TF32 (each
 // value rounded to nearest TF32, one MMA): ~1e-3 relative error a product, faster; the
-// judge decides whether it passes the task's tolerance.
+// judge decides whether it passes the task's tolerance. 2 = 3xFP16: hi/lo fp16 halves on
+// mma.sync m16n8k16 (3xTF32's accuracy at half the MMA issues; BK a multiple of 32); a
+// CTA whose accumulators come out not finite (an operand past fp16's range, inf, NaN)
+// runs its main loop again in 3xTF32 (recipes/tf32_mma.cuh).
 //
 // Structure (CUTLASS's MainloopSm80CpAsync, cutlass/gemm/collective/sm80_mma_multistage.hpp):
 //  - CTA tile BM x BN x BK, WM x WN warps (a TiledMMA of SM80_16x8x8_F32TF32TF32F32_TN,
