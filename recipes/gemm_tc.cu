@@ -511,9 +511,16 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
     auto acc_tile = make_fragment_like(acc);  // CGR_PROMOTE 2: this k-tile's products
     clear(acc_tile);
 
-    // the main loop in precision P (CGR_PREC, or 0 for CGR_PREC 2's redo)
+    // The main loop in precision P. With CGR_PREC 2 a lambda, run again in 3xTF32 (P = 0)
+    // when the accumulators come out not finite; otherwise a plain block, as before the
+    // lambda: its captures cost the 3xTF32 kernel 4% (H200, lab round 45, docs/perf.md).
+#if CGR_PREC == 2
     auto mainloop = [&](auto prec) {
         constexpr int P = decltype(prec)::value;
+#else
+    if (!tile_skipped(tm, tn) && k_tiles_split > 0) {
+        constexpr int P = CGR_PREC;
+#endif
         int k_tile_count = k_tiles_split;
         extern __shared__ __align__(128) char smem_raw[];
         SharedStorage &smem = *reinterpret_cast<SharedStorage *>(smem_raw);
@@ -647,21 +654,23 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
             });
         }
         cp_async_wait<0>();
+#if CGR_PREC == 2
     };
     // 3xFP16 takes k-blocks in pairs, at the odd one; the last k-block's copy has by then
     // loaded the next tile's k-block 0 over slot 0, so a pair must not hold slot 0 there
-    static_assert(CGR_PREC != 2 || kBK % 32 == 0, "3xFP16 needs BK a multiple of 32");
+    static_assert(kBK % 32 == 0, "3xFP16 needs BK a multiple of 32");
     if (!tile_skipped(tm, tn) && k_tiles_split > 0) {
-        mainloop(Int<CGR_PREC>{});
-        if constexpr (CGR_PREC == 2) {
-            // an operand past fp16's range (or inf/NaN): this tile again in 3xTF32
-            if (__syncthreads_or(!acc_finite(acc))) {
-                clear(acc);
-                clear(acc_tile);
-                mainloop(Int<0>{});
-            }
+        mainloop(Int<2>{});
+        // an operand past fp16's range (or inf/NaN): this tile again in 3xTF32
+        if (__syncthreads_or(!acc_finite(acc))) {
+            clear(acc);
+            clear(acc_tile);
+            mainloop(Int<0>{});
         }
     }
+#else
+    }
+#endif
 
     // epilogue: (row, n) of each accumulator; pairs of neighbouring columns as float2
     const int64_t row0 = int64_t(batch) * kM;

@@ -152,6 +152,11 @@ extra layernorm_split_reverse layernorm 'unroll=4 row_threads=256 split=64' "CGR
 # the split norm fused into one kernel (CGR_SPLIT_FUSED, lab round 17,
 # bench/labs/2026-12-03-round17.sh) on LayerNorm's split form
 extra layernorm_split_fused layernorm 'unroll=4 row_threads=256 split=64' "CGR_SPLIT_FUSED 1"
+# precision: variant 0 of the GEMM fixtures is 3xFP16 (the main loop a lambda run again in
+# 3xTF32); the 3xTF32 main loop as the plain block, and the convolution in 3xFP16 (a lab
+# option: it spills, lab rounds 42-44)
+extra matmul_3xtf32 matmul 'gemm 3xtf32 tile=128x128x32'
+extra conv2d_3xf16 conv2d_relu_biasadd 'conv tile' 's/^#define CGR_PREC 0$/#define CGR_PREC 2/'
 # variants after variant 0: softmax's persistent prefetching cluster (bulk copies,
 # mbarrier), LayerNorm's persistent held chunks
 extra softmax_prefetch softmax prefetch
