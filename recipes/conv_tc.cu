@@ -571,16 +571,8 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
                     pipe_write = pipe_read;
                     pipe_read = pipe_read == kStages - 1 ? 0 : pipe_read + 1;
                 }
-                if constexpr (P == 2) {
-                    if constexpr (decltype(k_block)::value % 2 == 1)
-                        mma_pair_f16(tCrA(_, _, k_block - Int<1>{}), tCrA(_, _, k_block),
-                                     tCrB(_, _, k_block - Int<1>{}), tCrB(_, _, k_block), mma_target(acc, acc_tile));
-                } else {
-                    split_tf32<P>(tCrA(_, _, k_block), tCrA_s);
-                    split_tf32<P>(tCrB(_, _, k_block), tCrB_s);
-                    mma_k_block<P>(mma, tCrA(_, _, k_block), tCrA_s, tCrB(_, _, k_block), tCrB_s,
-                                   mma_target(acc, acc_tile));
-                }
+                mma_step<P, decltype(k_block)::value>(mma, tCrA, tCrB, tCrA_s, tCrB_s,
+                                                      mma_target(acc, acc_tile));
                 if (k_block == K_BLOCK_MAX - 1)
                     promote_tile(acc, acc_tile);
             });
@@ -592,12 +584,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     // loaded the next tile's k-block 0 over slot 0, so a pair must not hold slot 0 there
     static_assert(kBK % 32 == 0, "3xFP16 needs BK a multiple of 32");
     mainloop(Int<2>{});
-    // an operand past fp16's range (or inf/NaN): this tile again in 3xTF32
-    if (__syncthreads_or(!acc_finite(acc))) {
-        clear(acc);
-        clear(acc_tile);
-        mainloop(Int<0>{});
-    }
+    redo_unless_finite(acc, acc_tile, mainloop);
 #else
     }
 #endif

@@ -220,6 +220,22 @@ CUTE_HOST_DEVICE void mma_pair_f16(TA const &a0, TA const &a1, TB const &b0, TB 
     }
 }
 
+// One k-block KB of a main loop in precision P, into target (acc, or acc_tile with
+// CGR_PROMOTE 2): 3xFP16 takes the k-blocks in pairs, at the odd one; the others split
+// KB's fragments in place (small parts into a_s, b_s) and multiply them.
+template <int P, int KB, class Mma, class TA, class TB, class TAs, class TBs, class TC>
+CUTE_HOST_DEVICE void mma_step(Mma const &mma, TA &a, TB &b, TAs &a_s, TBs &b_s, TC &target)
+{
+    if constexpr (P == 2) {
+        if constexpr (KB % 2 == 1)
+            mma_pair_f16(a(_, _, KB - 1), a(_, _, KB), b(_, _, KB - 1), b(_, _, KB), target);
+    } else {
+        split_tf32<P>(a(_, _, KB), a_s);
+        split_tf32<P>(b(_, _, KB), b_s);
+        mma_k_block<P>(mma, a(_, _, KB), a_s, b(_, _, KB), b_s, target);
+    }
+}
+
 // True when every accumulator is finite (CGR_PREC 2: otherwise the loop runs again in 3xTF32).
 template <class TC>
 CUTE_HOST_DEVICE bool acc_finite(TC const &acc)
@@ -233,4 +249,16 @@ CUTE_HOST_DEVICE bool acc_finite(TC const &acc)
         ok &= (u & 0x7f800000u) != 0x7f800000u;
     }
     return ok;
+}
+
+// CGR_PREC 2, after the 3xFP16 main loop (every thread of the CTA): an operand past fp16's
+// range (or inf/NaN) left an accumulator not finite, so the tile runs again in 3xTF32.
+template <class TC, class TT, class Loop>
+CUTE_DEVICE void redo_unless_finite(TC &acc, TT &acc_tile, Loop &&mainloop)
+{
+    if (__syncthreads_or(!acc_finite(acc))) {
+        clear(acc);
+        clear(acc_tile);
+        mainloop(Int<0>{});
+    }
 }
