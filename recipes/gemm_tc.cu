@@ -650,7 +650,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
     };
     // 3xFP16 takes k-blocks in pairs, at the odd one; the last k-block's copy has by then
     // loaded the next tile's k-block 0 over slot 0, so a pair must not hold slot 0 there
-    static_assert(kBK % 32 == 0, "3xFP16 needs BK a multiple of 32");
+    static_assert(kBK % 32 == 0, "3xFP16 (CGR_PREC 2) needs CGR_BK a multiple of 32: set CGR_BK 32 or CGR_PREC 0");
     if (!tile_skipped(tm, tn) && k_tiles_split > 0) {
         mainloop(Int<2>{});
         redo_unless_finite(acc, acc_tile, mainloop);

@@ -1,4 +1,4 @@
-// recipes/tf32_mma.cuh: fp32 products on TF32 tensor cores (mma.sync), shared by the
+// recipes/tf32_mma.cuh: fp32 products on TF32 (or, split, fp16) tensor cores (mma.sync), shared by the
 // GEMM (gemm_tc.cu) and implicit-GEMM convolution (conv_tc.cu) templates. Inlined by
 // the generator inside each template's namespace; it needs CGR_PREC (0 = 3xTF32 split
 // precision, 1 = plain TF32, 2 = 3xFP16 split precision) and `using namespace cute` in
@@ -24,6 +24,12 @@
 #define CGR_PROMOTE 1
 #endif
 
+// Whether the fp32 value with these bits is finite (its exponent is not all ones).
+CUTE_HOST_DEVICE bool finite_bits(uint32_t u)
+{
+    return (u & 0x7f800000u) != 0x7f800000u;
+}
+
 // x rounded to the nearest TF32 value (ties away from zero), low 13 bits zero.
 CUTE_HOST_DEVICE uint32_t tf32_rna(float x)
 {
@@ -34,7 +40,7 @@ CUTE_HOST_DEVICE uint32_t tf32_rna(float x)
 #else
     uint32_t u;
     memcpy(&u, &x, 4);
-    if ((u & 0x7f800000u) != 0x7f800000u)  // finite: round the magnitude half up
+    if (finite_bits(u))  // round the magnitude half up
         u += 0x1000u;
     return u & 0xffffe000u;
 #endif
@@ -134,7 +140,7 @@ CUTE_HOST_DEVICE auto &mma_target(TC &acc, TT &acc_tile)
 // fp32, hi and lo carry 11 significant bits each, so the result is as exact as 3xTF32's
 // (the dropped a_l*b_l is ~2^-22 relative), at half the MMA issues (k16 an instruction
 // instead of k8) and half the partial adds. Where hi is subnormal (|x| < 2^-14) the split
-// still holds x to ~2^-35 absolute. The limit is fp16's range: |x| >= 65520 gives hi = inf
+// still holds x to ~2^-36 absolute. The limit is fp16's range: |x| >= 65520 gives hi = inf
 // and the accumulators inf or NaN. A kernel using it therefore checks its accumulators
 // after the main loop and runs the loop again in 3xTF32 when any is not finite (so
 // inputs past fp16's range, inf or NaN cost a second pass and are never wrong).
@@ -177,14 +183,13 @@ CUTE_HOST_DEVICE void split_f16_b(TB const &b0, TB const &b1, int n, uint32_t (&
     split_f16x2(as_float(b1(0, n).raw()), as_float(b1(1, n).raw()), hi[1], lo[1]);
 }
 
-// d += a b for one m16n8k16 f16 atom (the host emulator supplies its own).
-#ifndef CGR_F16_MMA_HOST
+// d += a b for one m16n8k16 f16 atom (the host emulator, which has no warp, rebuilds a
+// warp's atom from split_f16_a/b instead of calling this).
 CUTE_DEVICE void mma_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
 {
     SM80_16x8x16_F32F16F16F32_TN::fma(d[0], d[1], d[2], d[3], a[0], a[1], a[2], a[3], b[0], b[1], d[0], d[1],
                                       d[2], d[3]);
 }
-#endif
 
 // acc += A(k0, k1) B(k0, k1)^T: the TF32 fragments of two consecutive k-blocks, a0/a1
 // (MMA,MMA_M) and b0/b1 (MMA,MMA_N) as loaded (unsplit), into acc (MMA,MMA_M,MMA_N). Each
@@ -246,7 +251,7 @@ CUTE_HOST_DEVICE bool acc_finite(TC const &acc)
         const float x = acc(i);
         uint32_t u;
         memcpy(&u, &x, 4);
-        ok &= (u & 0x7f800000u) != 0x7f800000u;
+        ok &= finite_bits(u);
     }
     return ok;
 }

@@ -1247,13 +1247,21 @@ static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, 
     return n;
 }
 
+/* Whether a tensor-core tile runs 3xFP16 well: k-blocks are paired within a 32-deep
+ * k-tile, and a warp tile of at most 64 x 32 (larger ones spill with the kernel's second,
+ * 3xTF32 main loop: 9_Tall_skinny 1.98 ms against 1.52 in 3xTF32, lab rounds 43-44). */
+static bool f16_fits(const recipe_gemm_params *t)
+{
+    return t->bk % 32 == 0 && t->bm / t->wm * (t->bn / t->wn) <= 64 * 32;
+}
+
 /*
  * Tensor-core kernel: every tile that fits the SM (shared memory, registers by
  * tc_regs, threads) gets a cost, the time of its waves of CTAs: tiles / (SMs x CTAs an
  * SM holds), rounded up, times the work of a CTA, divided by how well the warp tile
  * reuses its fragments (64 x 64: 1, 64 x 32: 0.9, 32 x 32: 0.75); too few tiles for
  * the SMs split K (when K holds at least 8 k-tiles a split), up to 32 ways. The cheapest
- * four run in 3xFP16 (3xTF32 where BK is 16), the cheapest again in 3xTF32, then the
+ * four run in 3xFP16 where it fits (f16_fits; else 3xTF32), the cheapest again in 3xTF32, then the
  * WGMMA kernel, the cheapest two in plain TF32 (flagged: TF32 accuracy, the judge
  * decides), then the rest in 3xTF32.
  * Matrix-vector: rows per CTA 4, 8, 2, 16 at 256 threads, then 4 at 512 and 128.
@@ -1338,11 +1346,10 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         ns++;
     }
     qsort(s, (size_t)ns, sizeof s[0], by_cost);
-    /* the cheapest four in 3xFP16 where BK allows and the warp tile is at most 64 x 32
-     * (H200, lab rounds 42-43, docs/perf.md: 1_Square 1.766 ms against 3xTF32's 2.075, as
-     * exact; with 64 x 64 warp tiles the kernel's second, 3xTF32 main loop spills) */
+    /* the cheapest four in 3xFP16 where it fits (H200, lab rounds 42-45, docs/perf.md:
+     * 1_Square 1.756 ms against 3xTF32's 1.989, as exact) */
     for (int i = 0; i < ns; i++)
-        if (s[i].t.bk % 32 == 0 && s[i].t.bm / s[i].t.wm * (s[i].t.bn / s[i].t.wn) <= 64 * 32)
+        if (f16_fits(&s[i].t))
             s[i].t.prec = RECIPE_GEMM_3XF16;
     for (int i = 0; i < ns && i < 4; i++) {
         n = push_params(out, n, max, &s[i].t, 32 * s[i].t.wm * s[i].t.wn);
