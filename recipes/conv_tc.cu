@@ -27,6 +27,13 @@
 //    falls into the padding, past K or past M. Every element of the stage is written.
 //  - B: a warp copies 32 consecutive k of one output channel (128 coalesced bytes),
 //    zero-filled past COUT or K.
+//  - channels-last (CGR_NHWC 1; convolutions, not transposed): cg_forward first copies x
+//    into the workspace as [N][D][H][W][CP] and the weight as [COUT][taps][CP] (CP: CIN
+//    rounded up to 4, zeros past CIN), so that k = tap*CP + c and 4 consecutive k are 16
+//    contiguous bytes of one input pixel; A and B are then copied a 16-byte cp.async a
+//    chunk, 8 threads a row's k-tile, the bounds test once a chunk and the tap's split
+//    once a k-tile a thread. The NCHW gather above made a warp issue 1433 instructions a
+//    k-tile where the GEMM in the same tile issues 824 (ncu, docs/perf.md lab round 46).
 //  - epilogue in registers: each accumulator's (m, co) from an identity tensor, m split
 //    back into (nb, pixel), y index (nb*COUT + co)*P + pixel, cgr_epi() applied. Inputs
 //    of the epilogue: the output's shape (contiguous), one element, or one value per
@@ -108,6 +115,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_PHASES
 #define CGR_PHASES 0        // 1 (transposed, stride 1 or dilation 1 a dim): sub-pixel phases
 #endif
+#ifndef CGR_NHWC
+#define CGR_NHWC 0          // 1 (not transposed): x and the weight copied channels-last first
+#endif
 
 // How the epilogue reads an input: not at all, an operand of the convolution (not read
 // by the epilogue), the output's shape (contiguous), one element, one value per channel.
@@ -156,6 +166,27 @@ static_assert(kBM % kARowStep == 0, "BM must be a multiple of 8 x warps");
 // the B copy: a warp is 1 row x 32 k; warps along n
 constexpr int kBRows = kBN / kWarps;
 static_assert(kBN % kWarps == 0, "BN must be a multiple of the warps");
+
+// ---------------------------------------------------------------- channels-last (CGR_NHWC)
+//
+// x is first copied into the workspace as xs[nb][d][h][w][c] with the channels padded
+// with zeros to a multiple of 4 (CP), and the weight as ws[co][kd][kh][kw][c] (the same
+// padding), so the GEMM's k is t*CP + c (t the tap) on both sides: 4 consecutive k are 4
+// channels of one tap of one input pixel, 16 contiguous bytes. A and B are then copied
+// like a GEMM's, a 16-byte cp.async a chunk, 8 threads a row's 32 k; a row's bounds test
+// is made once a chunk instead of once an element, and a tap's split once a k-tile a
+// thread. The sum over k is the same sum in another order (the padded channels are 0).
+constexpr bool kNhwc = CGR_NHWC;
+static_assert(!kNhwc || !CGR_TRANSPOSED, "channels-last: convolutions only, not transposed");
+constexpr int kCp = (kCin + 3) / 4 * 4;                          // channels, padded
+constexpr int64_t kKg64 = kNhwc ? int64_t(kTaps) * kCp : kK64;   // the GEMM's K
+static_assert(kKg64 * kCout < (int64_t(1) << 31), "the weight must fit an int index");
+constexpr int kKg = int(kKg64);
+constexpr int kVRowStep = kThreads / 8;  // rows a pass of 16-byte copies covers
+constexpr int kAVRows = kBM / kVRowStep, kBVRows = kBN / kVRowStep;
+static_assert(!kNhwc || (kBM % kVRowStep == 0 && kBN % kVRowStep == 0),
+              "channels-last: BM and BN multiples of threads / 8");
+constexpr int64_t kXsElems = int64_t(kNb) * kPlane64 * kCp;      // xs in the workspace
 
 // ---------------------------------------------------------------- sub-pixel phases
 //
@@ -214,6 +245,14 @@ __device__ __forceinline__ void cp_async4(float *dst, const float *src, bool val
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(s), "l"(src), "r"(bytes));
 }
 
+// 16 bytes gmem -> smem (through L1: a tap's neighbours read the same pixels); zeros when !valid.
+__device__ __forceinline__ void cp_async16(float *dst, const float *src, bool valid)
+{
+    const uint32_t s = cute::cast_smem_ptr_to_uint(dst);
+    const int bytes = valid ? 16 : 0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(s), "l"(src), "r"(bytes));
+}
+
 #include "tf32_mma.cuh"  // recipe:inline
 
 // ---------------------------------------------------------------- epilogue inputs
@@ -230,6 +269,10 @@ struct Params {
     float *out;
 #if CGR_TRANSPOSED
     const float *wt;  // the weight as [COUT][K] (transpose_weight, in the workspace)
+#endif
+#if CGR_NHWC
+    const float *xs;  // x channels-last, channels padded to CP (to_nhwc, in the workspace)
+    const float *ws;  // the weight as [COUT][taps][CP] (weight_nhwc, in the workspace)
 #endif
 };
 
@@ -352,9 +395,11 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     Tensor sB = make_tensor(make_smem_ptr(smem.b.data()), SmemLayoutB{});  // (BN,BK,PIPE)
 
     // this thread's A rows: the image base and the input corner of each output pixel
-    const int a_row0 = lane % 8 + 8 * warp, a_col0 = lane / 8;
-    int64_t a_base[kARows];
-    int a_d0[kARows], a_h0[kARows], a_w0[kARows];
+    // (channels-last: rows tid / 8 + i * threads / 8, the chunk tid % 8 of their 32 k)
+    const int a_row0 = kNhwc ? int(threadIdx.x) / 8 : lane % 8 + 8 * warp, a_col0 = lane / 8;
+    constexpr int kRowsT = kNhwc ? kAVRows : kARows, kRowStepT = kNhwc ? kVRowStep : kARowStep;
+    int64_t a_base[kRowsT];
+    int a_d0[kRowsT], a_h0[kRowsT], a_w0[kRowsT];
 #if CGR_TRANSPOSED
     int a_res[kARows];  // (o + P) mod S in d, h, w, as one number
 #endif
@@ -380,8 +425,8 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     }
 #else
     CUTE_UNROLL
-    for (int i = 0; i < kARows; ++i) {
-        const int m = tm * kBM + a_row0 + i * kARowStep;
+    for (int i = 0; i < kRowsT; ++i) {
+        const int m = tm * kBM + a_row0 + i * kRowStepT;
         const int nb = m / kP;
         const int pix = m - nb * kP;
         const int od = pix / (kOH * kOW);
@@ -400,6 +445,8 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
         a_w0[i] = ow * kSW - kPW;
 #endif
         a_base[i] = int64_t(nb) * kImage + (int64_t(a_d0[i]) * kIH + a_h0[i]) * kIW + a_w0[i];
+        if constexpr (kNhwc)
+            a_base[i] = ((int64_t(nb) * kID + a_d0[i]) * kIH + a_h0[i]) * kIW * kCp + int64_t(a_w0[i]) * kCp;
         if (m >= kM) {
             a_h0[i] = -(1 << 28);  // every tap out of bounds
             a_base[i] = 0;
@@ -407,6 +454,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     }
 #endif
     const int b_row0 = tn * kBN + warp;
+    (void)Xg, (void)Wg, (void)a_col0, (void)b_row0;  // not all of them in every form
 
     // k tile kt -> pipeline stage s
     auto load_tile = [&](int kt, int s) {
@@ -440,6 +488,33 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
             const bool ok = kb < kKr && n < kN;
             const float *src = ok ? Wp + int64_t(n) * kKr + kb : Wp;
             cp_async4(&sB(warp + i * kWarps, lane, s), src, ok);
+        }
+#elif CGR_NHWC
+        // one 16-byte chunk of each of this thread's rows: 4 channels of one tap
+        const int kl = 4 * (int(threadIdx.x) % 8);
+        const int k = kt * kBK + kl;
+        const int t = k / kCp, c = k - t * kCp;
+        const int kd = t / (kKH * kKW);
+        const int t2 = t - kd * (kKH * kKW);
+        const int kh = t2 / kKW, kw = t2 - kh * kKW;
+        const int dd = kd * kDD, dh = kh * kDH, dw = kw * kDW;
+        const int koff = ((dd * kIH + dh) * kIW + dw) * kCp + c;
+        const float *Xs = p.xs;
+        CUTE_UNROLL
+        for (int i = 0; i < kAVRows; ++i) {
+            const int id = a_d0[i] + dd, ih = a_h0[i] + dh, iw = a_w0[i] + dw;
+            const bool ok = k < kKg && unsigned(id) < unsigned(kID) && unsigned(ih) < unsigned(kIH) &&
+                            unsigned(iw) < unsigned(kIW);
+            const float *src = ok ? Xs + a_base[i] + koff : Xs;
+            cp_async16(&sA(a_row0 + i * kVRowStep, kl, s), src, ok);
+        }
+        const int nrow0 = tn * kBN + a_row0;
+        CUTE_UNROLL
+        for (int i = 0; i < kBVRows; ++i) {
+            const int n = nrow0 + i * kVRowStep;
+            const bool ok = k < kKg && n < kN;
+            const float *src = ok ? p.ws + int64_t(n) * kKg + k : p.ws;
+            cp_async16(&sB(a_row0 + i * kVRowStep, kl, s), src, ok);
         }
 #else
         CUTE_UNROLL
@@ -503,7 +578,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
 #if CGR_PHASES
     const int k_tiles = (kKr + kBK - 1) / kBK;
 #else
-    constexpr int k_tiles = (kK + kBK - 1) / kBK;
+    constexpr int k_tiles = (kKg + kBK - 1) / kBK;
 #endif
     // The main loop in precision P. With CGR_PREC 2 a lambda, run again in 3xTF32 (P = 0)
     // when the accumulators come out not finite; otherwise a plain block, as before the
@@ -589,15 +664,33 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     }
 #endif
 
-    // epilogue: (m, co) of each accumulator -> y[(nb*COUT + co)*P + pixel]
+    // epilogue: (m, co) of each accumulator -> y[(nb*COUT + co)*P + pixel]. An mma.sync
+    // accumulator fragment is (2 columns, 2 rows 8 apart) x MMA_M x MMA_N: a row's pixel is
+    // found once (row_pixel's divisions) for the MMA_N x 2 accumulators it holds, not once each.
+    static_assert(decltype(size<0>(acc))::value == 4 && decltype(rank<0>(acc))::value == 2,
+                  "accumulator values: (column pair, row pair)");
     float *Y = p.out;
     CUTE_UNROLL
-    for (int i = 0; i < size(acc); ++i) {
-        const int m = get<0>(tCcC(i)), co = get<1>(tCcC(i));
-        RowPix rp;
-        if (co < kN && row_pixel(m, rp)) {
-            const int64_t idx = (int64_t(rp.nb) * kCout + co) * kP + rp.pix;
-            Y[idx] = finish(p, acc(i), idx, co);
+    for (int mi = 0; mi < size<1>(acc); ++mi) {
+        CUTE_UNROLL
+        for (int v1 = 0; v1 < 2; ++v1) {
+            const int m = get<0>(tCcC(make_coord(make_coord(0, v1), mi, 0)));
+            RowPix rp;
+            if (!row_pixel(m, rp))
+                continue;
+            const int64_t row = int64_t(rp.nb) * kCout * kP + rp.pix;
+            CUTE_UNROLL
+            for (int ni = 0; ni < size<2>(acc); ++ni) {
+                CUTE_UNROLL
+                for (int v0 = 0; v0 < 2; ++v0) {
+                    const auto c = make_coord(make_coord(v0, v1), mi, ni);
+                    const int co = get<1>(tCcC(c));
+                    if (co < kN) {
+                        const int64_t idx = row + int64_t(co) * kP;
+                        Y[idx] = finish(p, acc(c), idx, co);
+                    }
+                }
+            }
         }
     }
 }
@@ -638,6 +731,45 @@ __global__ void __launch_bounds__(kTransThreads) transpose_weight(const float *_
 constexpr size_t kWsBytes = size_t(kN) * kK * sizeof(float);
 #endif
 
+#if CGR_NHWC
+// x [NB][CIN][plane] -> xs [NB][plane][CP] (channels past CIN zero): 32 x 32 tiles through
+// shared memory, reads and writes coalesced.
+__global__ void __launch_bounds__(256) to_nhwc(const float *__restrict__ x, float *__restrict__ xs)
+{
+    __shared__ float tile[32][33];
+    const int64_t pix0 = int64_t(blockIdx.x) * 32;
+    const int c0 = int(blockIdx.y) * 32, nb = int(blockIdx.z);
+    const int tx = int(threadIdx.x) % 32, ty = int(threadIdx.x) / 32;
+    CUTE_UNROLL
+    for (int r = 0; r < 4; ++r) {
+        const int c = c0 + ty + 8 * r;
+        const int64_t pix = pix0 + tx;
+        tile[ty + 8 * r][tx] =
+            c < kCin && pix < kPlane64 ? __ldg(x + (int64_t(nb) * kCin + c) * kPlane64 + pix) : 0.f;
+    }
+    __syncthreads();
+    CUTE_UNROLL
+    for (int r = 0; r < 4; ++r) {
+        const int64_t pix = pix0 + ty + 8 * r;
+        const int c = c0 + tx;
+        if (pix < kPlane64 && c < kCp)
+            xs[(int64_t(nb) * kPlane64 + pix) * kCp + c] = tile[tx][ty + 8 * r];
+    }
+}
+
+// w [COUT][CIN][taps] -> ws [COUT][taps][CP] (channels past CIN zero): a thread an element of ws.
+__global__ void __launch_bounds__(256) weight_nhwc(const float *__restrict__ w, float *__restrict__ ws)
+{
+    const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
+    if (i >= int64_t(kN) * kKg)
+        return;
+    const int co = int(i / kKg), k = int(i - int64_t(co) * kKg);
+    const int t = k / kCp, c = k - t * kCp;
+    ws[i] = c < kCin ? __ldg(w + (int64_t(co) * kCin + c) * kTaps + t) : 0.f;
+}
+constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float);
+#endif
+
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 static const int kInNdim[] = CGR_IN_NDIMS;
 static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
@@ -647,7 +779,7 @@ static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
-#if CGR_TRANSPOSED
+#if CGR_TRANSPOSED || CGR_NHWC
     return cgr_conv::kWsBytes;
 #else
     return 0;
@@ -658,7 +790,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
                          void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
     using namespace cgr_conv;
-#if CGR_TRANSPOSED
+#if CGR_TRANSPOSED || CGR_NHWC
     if (workspace == nullptr || workspace_bytes < kWsBytes)
         return CG_BAD_WORKSPACE;
 #else
@@ -701,6 +833,17 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         transpose_weight<<<unsigned((int64_t(kN) * kK + kTransThreads - 1) / kTransThreads), kTransThreads, 0, stream>>>(
             p.in[CGR_W], wt);
         p.wt = wt;
+    }
+#endif
+#if CGR_NHWC
+    {
+        float *xs = static_cast<float *>(workspace), *ws = xs + kXsElems;
+        const dim3 grid(unsigned((kPlane64 + 31) / 32), unsigned((kCp + 31) / 32), unsigned(kNb));
+        static_assert((kPlane64 + 31) / 32 < (int64_t(1) << 31) && kNb < 65536, "to_nhwc's grid");
+        to_nhwc<<<grid, 256, 0, stream>>>(p.in[CGR_X], xs);
+        weight_nhwc<<<unsigned((int64_t(kN) * kKg + 255) / 256), 256, 0, stream>>>(p.in[CGR_W], ws);
+        p.xs = xs;
+        p.ws = ws;
     }
 #endif
     constexpr int64_t tiles = int64_t((kMRows + kBM - 1) / kBM) * ((kN + kBN - 1) / kBN);

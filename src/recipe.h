@@ -312,6 +312,8 @@ typedef struct recipe_conv_params {
     int prec;        /* RECIPE_GEMM_3XTF32, _TF32 (~1e-3: may fail an fp32 tolerance), _3XF16 */
     int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
     int dw_threads;  /* depthwise (recipes/conv_dw.cu): threads per CTA; 0 otherwise */
+    int nhwc;        /* x and the weight copied channels-last into the workspace first,
+                        A and B then copied 16 bytes at a time (CGR_NHWC; not transposed) */
 } recipe_conv_params;
 
 /* The tuning parameters of a template. */

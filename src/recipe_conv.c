@@ -487,6 +487,62 @@ int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
     return base + koff;
 }
 
+/* ---- channels-last (CGR_NHWC): the steps of recipes/conv_tc.cu's to_nhwc(),
+ * weight_nhwc() and load_tile() */
+
+int64_t recipe_conv_nhwc_cp(const recipe_conv_plan *c)
+{
+    return (c->cin + 3) / 4 * 4;
+}
+
+int64_t recipe_conv_nhwc_k(const recipe_conv_plan *c)
+{
+    return c->k[0] * c->k[1] * c->k[2] * recipe_conv_nhwc_cp(c);
+}
+
+int64_t recipe_conv_nhwc_x_index(const recipe_conv_plan *c, int64_t i)
+{
+    const int64_t cp = recipe_conv_nhwc_cp(c), plane = c->in[0] * c->in[1] * c->in[2];
+    if (i < 0 || i >= c->n * plane * cp)
+        return -1;
+    int64_t ch = i % cp, pix = i / cp % plane, nb = i / cp / plane;
+    return ch < c->cin ? (nb * c->cin + ch) * plane + pix : -1;
+}
+
+int64_t recipe_conv_nhwc_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k)
+{
+    const int64_t cp = recipe_conv_nhwc_cp(c), taps = c->k[0] * c->k[1] * c->k[2];
+    if (c->transposed || co < 0 || co >= c->gn || k < 0 || k >= recipe_conv_nhwc_k(c))
+        return -1;
+    int64_t t = k / cp, ch = k - t * cp;
+    return ch < c->cin ? (co * c->cin + ch) * taps + t : -1;
+}
+
+int64_t recipe_conv_nhwc_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
+{
+    const int64_t cp = recipe_conv_nhwc_cp(c);
+    if (c->transposed || m < 0 || m >= c->m || k < 0 || k >= recipe_conv_nhwc_k(c))
+        return -1;
+    const int64_t P = c->out[0] * c->out[1] * c->out[2];
+    int64_t nb = m / P, pix = m - nb * P;
+    int64_t od = pix / (c->out[1] * c->out[2]);
+    int64_t r = pix - od * (c->out[1] * c->out[2]);
+    int64_t oh = r / c->out[2], ow = r - oh * c->out[2];
+    int64_t d0 = od * c->stride[0] - c->pad[0];
+    int64_t h0 = oh * c->stride[1] - c->pad[1];
+    int64_t w0 = ow * c->stride[2] - c->pad[2];
+    int64_t base = ((nb * c->in[0] + d0) * c->in[1] + h0) * c->in[2] * cp + w0 * cp;
+    int64_t t = k / cp, ch = k - t * cp;
+    int64_t kd = t / (c->k[1] * c->k[2]), t2 = t - kd * (c->k[1] * c->k[2]);
+    int64_t kh = t2 / c->k[2], kw = t2 - kh * c->k[2];
+    int64_t dd = kd * c->dil[0], dh = kh * c->dil[1], dw = kw * c->dil[2];
+    int64_t koff = ((dd * c->in[1] + dh) * c->in[2] + dw) * cp + ch;
+    int64_t id = d0 + dd, ih = h0 + dh, iw = w0 + dw;
+    if (id < 0 || id >= c->in[0] || ih < 0 || ih >= c->in[1] || iw < 0 || iw >= c->in[2])
+        return -1;
+    return base + koff;
+}
+
 /* ---- sub-pixel phases: the steps of recipes/conv_tc.cu's phase_taps(), row_pixel(),
  * load_tile() and transpose_weight() with CGR_PHASES */
 
@@ -624,17 +680,47 @@ int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co)
  * followed by others; the plain TF32 copy of the first comes last (it may fail an fp32
  * tolerance of 1e-4: it did on 57 and level 2 #5, lab round 20).
  */
+/* Channels-last (CGR_NHWC) needs a convolution, not a transposed one, whose tile rows and
+ * columns are whole passes of its 16-byte copies (threads / 8 rows a pass). */
+bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *v)
+{
+    int pass = 32 * v->wm * v->wn / 8;
+    return !c->transposed && !c->depthwise && v->dw_threads == 0 && v->bm % pass == 0 &&
+           v->bn % pass == 0;
+}
+
+/* Each tile channels-last first, then as before (the gather of x as NCHW, 4 bytes an
+ * element), so that the first two variants are one tile in both forms. H200 (docs/perf.md,
+ * lab round 46, level 2 #1): the NCHW gather's index math and 4-byte copies made the
+ * kernel issue 1433 instructions a warp a k-tile against a GEMM's 824 in the same tile. */
+static int interleave_nhwc(const recipe_conv_plan *c, recipe_params *out, int n, int max)
+{
+    recipe_params both[2 * RECIPE_MAX_VARIANTS];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (recipe_conv_nhwc_fits(c, &out[i].conv)) {
+            both[m] = out[i];
+            both[m++].conv.nhwc = 1;
+        }
+        both[m++] = out[i];
+    }
+    if (m > max)
+        m = max;
+    memcpy(out, both, (size_t)m * sizeof out[0]);
+    return m;
+}
+
 int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     static const recipe_conv_params cand[] = {
-        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads */
-        { 128, 128, 2, 4, 3, 0, 1, 0 },
-        { 128, 64, 4, 2, 3, 0, 1, 0 },
-        { 128, 64, 4, 2, 4, 0, 1, 0 },
-        { 64, 64, 2, 2, 4, 0, 2, 0 },
-        { 256, 64, 4, 2, 3, 0, 1, 0 },
-        { 128, 32, 4, 1, 4, 0, 2, 0 },
-        { 64, 128, 2, 4, 3, 0, 1, 0 },
+        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc */
+        { 128, 128, 2, 4, 3, 0, 1, 0, 0 },
+        { 128, 64, 4, 2, 3, 0, 1, 0, 0 },
+        { 128, 64, 4, 2, 4, 0, 1, 0, 0 },
+        { 64, 64, 2, 2, 4, 0, 2, 0, 0 },
+        { 256, 64, 4, 2, 3, 0, 1, 0, 0 },
+        { 128, 32, 4, 1, 4, 0, 2, 0, 0 },
+        { 64, 128, 2, 4, 3, 0, 1, 0, 0 },
     };
     const recipe_conv_plan *c = &p->conv;
     int64_t cout32 = (c->gn + 31) / 32 * 32;
@@ -679,6 +765,7 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             out[0] = k;
             break;
         }
+    n = interleave_nhwc(c, out, n, max - 1);
     if (n > 0 && n < max) {
         recipe_params k = out[0];
         k.conv.prec = 1;
@@ -700,8 +787,9 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
         strbuf_addf(out, "conv depthwise direct threads=%d", v->dw_threads);
         return;
     }
-    strbuf_addf(out, "conv tile=%dx%dx32 warps=%dx%d stages=%d %s min_blocks=%d", v->bm, v->bn,
-                v->wm, v->wn, v->stages, recipe_prec_name(v->prec), v->min_blocks);
+    strbuf_addf(out, "conv%s tile=%dx%dx32 warps=%dx%d stages=%d %s min_blocks=%d",
+                v->nhwc ? " channels-last" : "", v->bm, v->bn, v->wm, v->wn, v->stages,
+                recipe_prec_name(v->prec), v->min_blocks);
 }
 
 /* ================================================================== generation */
@@ -750,6 +838,8 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "#define CGR_X %d\n#define CGR_W %d\n", c->x, c->w);
     if (c->transposed)
         strbuf_addf(sb, "#define CGR_TRANSPOSED 1\n#define CGR_PHASES %d\n", recipe_conv_phases(c));
+    if (v->nhwc)
+        strbuf_adds(sb, "#define CGR_NHWC 1\n");
     if (v->dw_threads)
         strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
     else

@@ -43,6 +43,19 @@ int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k);
 int64_t recipe_conv_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k);
 int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co);
 
+/* Channels-last (recipes/conv_tc.cu CGR_NHWC), its steps on the CPU: the padded channel
+ * count CP and the GEMM's K (taps x CP); the element of x that element i of the
+ * workspace copy xs[nb][pixel][CP] holds (to_nhwc; -1: a padded channel); the element of
+ * the weight that ws[co][k] holds (weight_nhwc; -1: padding or out of range); the index
+ * into xs that A(m, k) reads (load_tile; -1: zero padding or out of range). Whether a
+ * tile can take it (not transposed, its rows whole passes of the 16-byte copies). */
+int64_t recipe_conv_nhwc_cp(const recipe_conv_plan *c);
+int64_t recipe_conv_nhwc_k(const recipe_conv_plan *c);
+int64_t recipe_conv_nhwc_x_index(const recipe_conv_plan *c, int64_t i);
+int64_t recipe_conv_nhwc_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k);
+int64_t recipe_conv_nhwc_gather(const recipe_conv_plan *c, int64_t m, int64_t k);
+bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *v);
+
 /* The plan in words (recipe_describe) and on one line (recipe_summary). */
 void recipe_conv_describe(const recipe_plan *plan, strbuf *out);
 void recipe_conv_summary(const recipe_plan *plan, strbuf *out);

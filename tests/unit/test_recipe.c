@@ -1208,6 +1208,54 @@ static recipe_conv_plan conv_plan(int dims, int64_t n, int64_t cin, int64_t cout
     return c;
 }
 
+/* Channels-last (CGR_NHWC): x and w copied as to_nhwc() and weight_nhwc() do, then the
+ * GEMM over k = tap x CP + channel read through recipe_conv_nhwc_gather; ref is the direct
+ * convolution. Every element of xs comes from x or is a padded channel's zero. */
+static void conv_case_nhwc(const recipe_conv_plan *c, const double *x, const double *w,
+                           const double *ref, int64_t nx, int64_t ny)
+{
+    int64_t cp = recipe_conv_nhwc_cp(c), kg = recipe_conv_nhwc_k(c);
+    int64_t nxs = c->n * c->in[0] * c->in[1] * c->in[2] * cp;
+    assert_true(cp % 4 == 0 && cp >= c->cin && cp < c->cin + 4);
+    double *xs = xcalloc((size_t)nxs, sizeof *xs), *ws = xcalloc((size_t)(c->gn * kg), sizeof *ws);
+    double *got = xcalloc((size_t)ny, sizeof *got);
+    int64_t from_x = 0;
+    for (int64_t i = 0; i < nxs; i++) {
+        int64_t xi = recipe_conv_nhwc_x_index(c, i);
+        assert_true(xi >= -1 && xi < nx);
+        xs[i] = xi >= 0 ? x[xi] : 0;
+        from_x += xi >= 0;
+    }
+    assert_int_equal(from_x, nx); /* each element of x once (the rest: padded channels) */
+    for (int64_t co = 0; co < c->gn; co++)
+        for (int64_t k = 0; k < kg; k++) {
+            int64_t wi = recipe_conv_nhwc_weight_index(c, co, k);
+            assert_true(wi >= -1 && wi < c->gn * c->gk);
+            ws[co * kg + k] = wi >= 0 ? w[wi] : 0;
+        }
+    for (int64_t m = 0; m < c->m; m++)
+        for (int64_t co = 0; co < c->gn; co++) {
+            double s = 0;
+            for (int64_t k = 0; k < kg; k++) {
+                int64_t xi = recipe_conv_nhwc_gather(c, m, k);
+                assert_true(xi >= -1 && xi < nxs);
+                if (xi >= 0) {
+                    assert_int_equal(xi % cp, k % cp); /* a chunk's 4 k: 4 channels of one pixel */
+                    s += xs[xi] * ws[co * kg + k];
+                }
+            }
+            got[recipe_conv_out_index(c, m, co)] += s;
+        }
+    for (int64_t i = 0; i < ny; i++)
+        if (fabs(got[i] - ref[i]) > 1e-9)
+            fail_msg("channels-last case: y[%lld] = %g, direct %g", (long long)i, got[i], ref[i]);
+    assert_int_equal(recipe_conv_nhwc_gather(c, c->m, 0), -1);
+    assert_int_equal(recipe_conv_nhwc_gather(c, 0, kg), -1);
+    free(xs);
+    free(ws);
+    free(got);
+}
+
 /* The implicit GEMM's index math (recipe_conv_gather / recipe_conv_out_index, step for
  * step the kernel's) against a direct convolution, on small cases with every kind of
  * stride, padding and dilation, in 1, 2 and 3 spatial dims. */
@@ -1263,6 +1311,7 @@ static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int6
     /* out of range is -1 (a row past M, a k past K) */
     assert_int_equal(recipe_conv_gather(&c, c.m, 0), -1);
     assert_int_equal(recipe_conv_gather(&c, 0, c.gk), -1);
+    conv_case_nhwc(&c, x, w, ref, nx, ny);
     free(x);
     free(w);
     free(ref);
