@@ -157,6 +157,8 @@ extra layernorm_split_fused layernorm 'unroll=4 row_threads=256 split=64' "CGR_S
 # option: it spills, lab rounds 42-44)
 extra matmul_3xtf32 matmul 'gemm 3xtf32 tile=128x128x32'
 extra conv2d_3xf16 conv2d_relu_biasadd 'conv tile' 's/^#define CGR_PREC 0$/#define CGR_PREC 2/'
+# the convolution's variant 0 is channels-last (CGR_NHWC); its NCHW gather (variant 1)
+extra conv2d_nchw conv2d_relu_biasadd 'conv tile'
 # variants after variant 0: softmax's persistent prefetching cluster (bulk copies,
 # mbarrier), LayerNorm's persistent held chunks
 extra softmax_prefetch softmax prefetch
