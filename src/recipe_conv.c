@@ -680,33 +680,49 @@ int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co)
  * followed by others; the plain TF32 copy of the first comes last (it may fail an fp32
  * tolerance of 1e-4: it did on 57 and level 2 #5, lab round 20).
  */
-/* Channels-last (CGR_NHWC) needs a convolution, not a transposed one, whose tile rows and
- * columns are whole passes of its 16-byte copies (threads / 8 rows a pass). */
+/* Channels-last (CGR_NHWC) needs a convolution with more than one tap (a 1 x 1 one reads
+ * x coalesced along the pixels as it is: level 1 #87 was slower channels-last, the copy
+ * of its 4 GiB x costing more than it saved; lab round 47), not a transposed one, whose
+ * tile rows and columns are whole passes of its 16-byte copies (threads / 8 rows a pass). */
 bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *v)
 {
     int pass = 32 * v->wm * v->wn / 8;
-    return !c->transposed && !c->depthwise && v->dw_threads == 0 && v->bm % pass == 0 &&
-           v->bn % pass == 0;
+    return !c->transposed && !c->depthwise && c->k[0] * c->k[1] * c->k[2] > 1 &&
+           v->dw_threads == 0 && v->bm % pass == 0 && v->bn % pass == 0;
 }
 
-/* Each tile channels-last first, then as before (the gather of x as NCHW, 4 bytes an
- * element), so that the first two variants are one tile in both forms. H200 (docs/perf.md,
- * lab round 46, level 2 #1): the NCHW gather's index math and 4-byte copies made the
- * kernel issue 1433 instructions a warp a k-tile against a GEMM's 824 in the same tile. */
+/* 3xFP16 (recipes/tf32_mma.cuh CGR_PREC 2) where a warp's tile is at most 64 x 32, as the
+ * GEMM's f16_fits: channels-last only (the NCHW gather's kernel spilled 100 bytes with
+ * the 3xTF32 redo loop, lab rounds 42-44; channels-last spills 16 and is faster). */
+static bool conv_f16_fits(const recipe_conv_params *v)
+{
+    return v->nhwc && v->bm / v->wm * (v->bn / v->wn) <= 64 * 32;
+}
+
+/* Each tile channels-last in 3xFP16, channels-last in 3xTF32, then as before (the gather
+ * of x as NCHW, 4 bytes an element). H200 (docs/perf.md, lab rounds 46-47, level 2 #1,
+ * 128 x 128): the NCHW gather made the kernel issue 1433 instructions a warp a k-tile
+ * against a GEMM's 824 in the same tile; channels-last 5.29 ms against 7.80, in 3xFP16
+ * 4.75; level 1 #55 11.29 against 16.39. */
 static int interleave_nhwc(const recipe_conv_plan *c, recipe_params *out, int n, int max)
 {
-    recipe_params both[2 * RECIPE_MAX_VARIANTS];
+    recipe_params all[3 * RECIPE_MAX_VARIANTS];
     int m = 0;
     for (int i = 0; i < n; i++) {
         if (recipe_conv_nhwc_fits(c, &out[i].conv)) {
-            both[m] = out[i];
-            both[m++].conv.nhwc = 1;
+            recipe_params k = out[i];
+            k.conv.nhwc = 1;
+            if (conv_f16_fits(&k.conv)) {
+                all[m] = k;
+                all[m++].conv.prec = RECIPE_GEMM_3XF16;
+            }
+            all[m++] = k;
         }
-        both[m++] = out[i];
+        all[m++] = out[i];
     }
     if (m > max)
         m = max;
-    memcpy(out, both, (size_t)m * sizeof out[0]);
+    memcpy(out, all, (size_t)m * sizeof out[0]);
     return m;
 }
 

@@ -1623,7 +1623,8 @@ static void test_conv_variants_generate(void **state)
     recipe_hw hw;
     recipe_hw_default(&hw);
     static const char *names[] = { "l2_1_Conv2D_ReLU_BiasAdd", "l2_48_Conv3d_Scaling_Tanh_Multiply_Sigmoid",
-                                   "l1_67_conv_standard_1D", "l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__" };
+                                   "l1_67_conv_standard_1D", "l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__",
+                                   "l1_87_conv_pointwise_2D" /* 1 x 1: NCHW only */ };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         recipe_plan p = load_conv(names[i]);
         recipe_params v[RECIPE_MAX_VARIANTS];
@@ -1637,8 +1638,25 @@ static void test_conv_variants_generate(void **state)
             assert_true(cv->bm % (cv->wm * 16) == 0 && cv->bn % (cv->wn * 16) == 0);
             assert_true(4 * 32 * (cv->bm + cv->bn) * cv->stages <= 227 * 1024);
             assert_int_equal(v[k].threads, 32 * warps);
-            /* 3xTF32 first; the plain TF32 copy only last */
-            assert_int_equal(cv->prec, k == n - 1 ? 1 : 0);
+            /* the plain TF32 copy only last; 3xFP16 only channels-last, at most a 64 x 32
+             * warp tile, and followed by the same tile in 3xTF32 */
+            if (k == n - 1)
+                assert_int_equal(cv->prec, RECIPE_GEMM_TF32);
+            else if (cv->prec == RECIPE_GEMM_3XF16) {
+                assert_true(cv->nhwc && cv->bm / cv->wm * (cv->bn / cv->wn) <= 64 * 32);
+                if (k + 2 < n) {
+                    recipe_conv_params same = v[k + 1].conv;
+                    same.prec = RECIPE_GEMM_3XF16;
+                    assert_memory_equal(&same, cv, sizeof same);
+                }
+            } else
+                assert_int_equal(cv->prec, RECIPE_GEMM_3XTF32);
+            /* channels-last: whole passes of 16-byte copies, and every tile of a
+             * convolution with more than one tap is offered in both forms, first so */
+            if (cv->nhwc)
+                assert_true(cv->bm % (4 * warps) == 0 && cv->bn % (4 * warps) == 0);
+            if (k == 0)
+                assert_int_equal(cv->nhwc, p.conv.k[0] * p.conv.k[1] * p.conv.k[2] > 1);
             /* no tile twice as wide as COUT */
             assert_true(cv->bn <= 32 || cv->bn < 2 * ((p.conv.cout + 31) / 32 * 32));
             assert_variant_source(&p, &v[k], names[i], k,
