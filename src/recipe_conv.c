@@ -687,8 +687,14 @@ int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co)
 bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *v)
 {
     int pass = 32 * v->wm * v->wn / 8;
+    /* and whose channels padded to CP cost at most half again the k-tiles: level 1 #59
+     * (CIN 3, 3x3x1: K 27 in one k-tile, 36 in two) took 3.03 ms channels-last against
+     * 1.63 (sweep 12-04 20:12); #54 (K 81 -> 108, 3 -> 4 k-tiles) and #60 (315 -> 420,
+     * 10 -> 14) were faster channels-last */
+    int64_t tiles = (c->gk + 31) / 32, tiles_nhwc = (recipe_conv_nhwc_k(c) + 31) / 32;
     return !c->transposed && !c->depthwise && c->k[0] * c->k[1] * c->k[2] > 1 &&
-           v->dw_threads == 0 && v->bm % pass == 0 && v->bn % pass == 0;
+           2 * tiles_nhwc <= 3 * tiles && v->dw_threads == 0 && v->bm % pass == 0 &&
+           v->bn % pass == 0;
 }
 
 /* 3xFP16 (recipes/tf32_mma.cuh CGR_PREC 2) where a warp's tile is at most 64 x 32, as the

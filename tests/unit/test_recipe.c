@@ -1656,7 +1656,9 @@ static void test_conv_variants_generate(void **state)
             if (cv->nhwc)
                 assert_true(cv->bm % (4 * warps) == 0 && cv->bn % (4 * warps) == 0);
             if (k == 0)
-                assert_int_equal(cv->nhwc, p.conv.k[0] * p.conv.k[1] * p.conv.k[2] > 1);
+                assert_int_equal(cv->nhwc, p.conv.k[0] * p.conv.k[1] * p.conv.k[2] > 1 &&
+                                               2 * ((recipe_conv_nhwc_k(&p.conv) + 31) / 32) <=
+                                                   3 * ((p.conv.gk + 31) / 32));
             /* no tile twice as wide as COUT */
             assert_true(cv->bn <= 32 || cv->bn < 2 * ((p.conv.cout + 31) / 32 * 32));
             assert_variant_source(&p, &v[k], names[i], k,
