@@ -187,6 +187,7 @@ constexpr int kAVRows = kBM / kVRowStep, kBVRows = kBN / kVRowStep;
 static_assert(!kNhwc || (kBM % kVRowStep == 0 && kBN % kVRowStep == 0),
               "channels-last: BM and BN multiples of threads / 8");
 constexpr int64_t kXsElems = int64_t(kNb) * kPlane64 * kCp;      // xs in the workspace
+static_assert(!kNhwc || kPlane64 * kCp < (int64_t(1) << 31), "channels-last: an image of xs must fit an int index");
 
 // ---------------------------------------------------------------- sub-pixel phases
 //

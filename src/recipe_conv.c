@@ -692,9 +692,10 @@ bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *
      * 1.63 (sweep 12-04 20:12); #54 (K 81 -> 108, 3 -> 4 k-tiles) and #60 (315 -> 420,
      * 10 -> 14) were faster channels-last */
     int64_t tiles = (c->gk + 31) / 32, tiles_nhwc = (recipe_conv_nhwc_k(c) + 31) / 32;
+    int64_t image = c->in[0] * c->in[1] * c->in[2] * recipe_conv_nhwc_cp(c);
     return !c->transposed && !c->depthwise && c->k[0] * c->k[1] * c->k[2] > 1 &&
-           2 * tiles_nhwc <= 3 * tiles && v->dw_threads == 0 && v->bm % pass == 0 &&
-           v->bn % pass == 0;
+           2 * tiles_nhwc <= 3 * tiles && image < (INT64_C(1) << 31) && v->dw_threads == 0 &&
+           v->bm % pass == 0 && v->bn % pass == 0;
 }
 
 /* 3xFP16 (recipes/tf32_mma.cuh CGR_PREC 2) where a warp's tile is at most 64 x 32, as the
