@@ -458,27 +458,45 @@ static int64_t gather_transposed(const recipe_conv_plan *c, int64_t m, int64_t k
     return base + koff;
 }
 
+/* Row m of a convolution (not transposed): its image and the input corner o*stride - pad
+ * of its output pixel (the kernel's row set-up). */
+static void row_corner(const recipe_conv_plan *c, int64_t m, int64_t *nb, int64_t *d0, int64_t *h0,
+                       int64_t *w0)
+{
+    const int64_t P = c->out[0] * c->out[1] * c->out[2];
+    int64_t pix = m % P;
+    int64_t od = pix / (c->out[1] * c->out[2]);
+    int64_t r = pix - od * (c->out[1] * c->out[2]);
+    int64_t oh = r / c->out[2], ow = r - oh * c->out[2];
+    *nb = m / P;
+    *d0 = od * c->stride[0] - c->pad[0];
+    *h0 = oh * c->stride[1] - c->pad[1];
+    *w0 = ow * c->stride[2] - c->pad[2];
+}
+
+/* Tap t of the kernel window as (kd, kh, kw), the weight's own order. */
+static void tap_split(const recipe_conv_plan *c, int64_t t, int64_t *kd, int64_t *kh, int64_t *kw)
+{
+    *kd = t / (c->k[1] * c->k[2]);
+    int64_t t2 = t - *kd * (c->k[1] * c->k[2]);
+    *kh = t2 / c->k[2];
+    *kw = t2 - *kh * c->k[2];
+}
+
 int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
 {
     /* the same steps as recipes/conv_tc.cu's row set-up and load_tile() */
     if (c->transposed)
         return m < 0 || m >= c->m || k < 0 || k >= c->gk ? -1 : gather_transposed(c, m, k);
-    const int64_t P = c->out[0] * c->out[1] * c->out[2];
     const int64_t taps = c->k[0] * c->k[1] * c->k[2];
     if (m < 0 || m >= c->m || k < 0 || k >= c->gk)
         return -1;
-    int64_t nb = m / P, pix = m - nb * P;
-    int64_t od = pix / (c->out[1] * c->out[2]);
-    int64_t r = pix - od * (c->out[1] * c->out[2]);
-    int64_t oh = r / c->out[2], ow = r - oh * c->out[2];
-    int64_t d0 = od * c->stride[0] - c->pad[0];
-    int64_t h0 = oh * c->stride[1] - c->pad[1];
-    int64_t w0 = ow * c->stride[2] - c->pad[2];
+    int64_t nb, d0, h0, w0, kd, kh, kw;
+    row_corner(c, m, &nb, &d0, &h0, &w0);
     int64_t image = c->cin * c->in[0] * c->in[1] * c->in[2];
     int64_t base = nb * image + (d0 * c->in[1] + h0) * c->in[2] + w0;
     int64_t ch = k / taps, t = k - ch * taps;
-    int64_t kd = t / (c->k[1] * c->k[2]), t2 = t - kd * (c->k[1] * c->k[2]);
-    int64_t kh = t2 / c->k[2], kw = t2 - kh * c->k[2];
+    tap_split(c, t, &kd, &kh, &kw);
     int64_t koff = ch * c->in[0] * c->in[1] * c->in[2] +
                    (kd * c->dil[0] * c->in[1] + kh * c->dil[1]) * c->in[2] + kw * c->dil[2];
     int64_t id = d0 + kd * c->dil[0], ih = h0 + kh * c->dil[1], iw = w0 + kw * c->dil[2];
@@ -523,18 +541,11 @@ int64_t recipe_conv_nhwc_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
     const int64_t cp = recipe_conv_nhwc_cp(c);
     if (c->transposed || m < 0 || m >= c->m || k < 0 || k >= recipe_conv_nhwc_k(c))
         return -1;
-    const int64_t P = c->out[0] * c->out[1] * c->out[2];
-    int64_t nb = m / P, pix = m - nb * P;
-    int64_t od = pix / (c->out[1] * c->out[2]);
-    int64_t r = pix - od * (c->out[1] * c->out[2]);
-    int64_t oh = r / c->out[2], ow = r - oh * c->out[2];
-    int64_t d0 = od * c->stride[0] - c->pad[0];
-    int64_t h0 = oh * c->stride[1] - c->pad[1];
-    int64_t w0 = ow * c->stride[2] - c->pad[2];
+    int64_t nb, d0, h0, w0, kd, kh, kw;
+    row_corner(c, m, &nb, &d0, &h0, &w0);
     int64_t base = ((nb * c->in[0] + d0) * c->in[1] + h0) * c->in[2] * cp + w0 * cp;
     int64_t t = k / cp, ch = k - t * cp;
-    int64_t kd = t / (c->k[1] * c->k[2]), t2 = t - kd * (c->k[1] * c->k[2]);
-    int64_t kh = t2 / c->k[2], kw = t2 - kh * c->k[2];
+    tap_split(c, t, &kd, &kh, &kw);
     int64_t dd = kd * c->dil[0], dh = kh * c->dil[1], dw = kw * c->dil[2];
     int64_t koff = ((dd * c->in[1] + dh) * c->in[2] + dw) * cp + ch;
     int64_t id = d0 + dd, ih = h0 + dh, iw = w0 + dw;
