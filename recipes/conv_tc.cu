@@ -35,7 +35,8 @@
 //    once a k-tile a thread. The NCHW gather above made a warp issue 1433 instructions a
 //    k-tile where the GEMM in the same tile issues 824 (ncu, docs/perf.md lab round 46).
 //  - epilogue in registers: each accumulator's (m, co) from an identity tensor, m split
-//    back into (nb, pixel), y index (nb*COUT + co)*P + pixel, cgr_epi() applied. Inputs
+//    back into (nb, pixel) once a row the thread holds (4% of level 2 #1's time when it was
+//    once an accumulator), y index (nb*COUT + co)*P + pixel, cgr_epi() applied. Inputs
 //    of the epilogue: the output's shape (contiguous), one element, or one value per
 //    output channel (a bias of shape [COUT, 1, 1], [1, COUT, 1, 1], [COUT]...).
 //
@@ -169,13 +170,9 @@ static_assert(kBN % kWarps == 0, "BN must be a multiple of the warps");
 
 // ---------------------------------------------------------------- channels-last (CGR_NHWC)
 //
-// x is first copied into the workspace as xs[nb][d][h][w][c] with the channels padded
-// with zeros to a multiple of 4 (CP), and the weight as ws[co][kd][kh][kw][c] (the same
-// padding), so the GEMM's k is t*CP + c (t the tap) on both sides: 4 consecutive k are 4
-// channels of one tap of one input pixel, 16 contiguous bytes. A and B are then copied
-// like a GEMM's, a 16-byte cp.async a chunk, 8 threads a row's 32 k; a row's bounds test
-// is made once a chunk instead of once an element, and a tap's split once a k-tile a
-// thread. The sum over k is the same sum in another order (the padded channels are 0).
+// (see the top of the file) xs[nb][d][h][w][CP] and ws[co][kd][kh][kw][CP] in the
+// workspace; the GEMM's k is t*CP + c (t the tap) on both sides, so its sum is the NCHW
+// sum in another order, the padded channels adding zeros.
 constexpr bool kNhwc = CGR_NHWC;
 static_assert(!kNhwc || !CGR_TRANSPOSED, "channels-last: convolutions only, not transposed");
 constexpr int kCp = (kCin + 3) / 4 * 4;                          // channels, padded
