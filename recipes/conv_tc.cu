@@ -119,6 +119,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_NHWC
 #define CGR_NHWC 0          // 1 (not transposed): x and the weight copied channels-last first
 #endif
+#ifndef CGR_FLIP
+#define CGR_FLIP 0          // 1 (with CGR_NHWC): a stride-1 ConvTranspose as a convolution:
+#endif                      //   its weight [CIN][COUT][taps] read flipped (the padding given as dil*(k-1) - pad)
 
 // How the epilogue reads an input: not at all, an operand of the convolution (not read
 // by the epilogue), the output's shape (contiguous), one element, one value per channel.
@@ -175,6 +178,7 @@ static_assert(kBN % kWarps == 0, "BN must be a multiple of the warps");
 // sum in another order, the padded channels adding zeros.
 constexpr bool kNhwc = CGR_NHWC;
 static_assert(!kNhwc || !CGR_TRANSPOSED, "channels-last: convolutions only, not transposed");
+static_assert(!CGR_FLIP || kNhwc, "CGR_FLIP: the channels-last form only");
 constexpr int kCp = (kCin + 3) / 4 * 4;                          // channels, padded
 constexpr int64_t kKg64 = kNhwc ? int64_t(kTaps) * kCp : kK64;   // the GEMM's K
 static_assert(kKg64 * kCout < (int64_t(1) << 31), "the weight must fit an int index");
@@ -755,7 +759,8 @@ __global__ void __launch_bounds__(256) to_nhwc(const float *__restrict__ x, floa
     }
 }
 
-// w [COUT][CIN][taps] -> ws [COUT][taps][CP] (channels past CIN zero): a thread an element of ws.
+// w [COUT][CIN][taps] -> ws [COUT][taps][CP] (channels past CIN zero): a thread an element
+// of ws. CGR_FLIP: w is a stride-1 ConvTranspose's [CIN][COUT][taps], read at tap taps-1-t.
 __global__ void __launch_bounds__(256) weight_nhwc(const float *__restrict__ w, float *__restrict__ ws)
 {
     const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
@@ -763,7 +768,9 @@ __global__ void __launch_bounds__(256) weight_nhwc(const float *__restrict__ w, 
         return;
     const int co = int(i / kKg), k = int(i - int64_t(co) * kKg);
     const int t = k / kCp, c = k - t * kCp;
-    ws[i] = c < kCin ? __ldg(w + (int64_t(co) * kCin + c) * kTaps + t) : 0.f;
+    const int64_t src = CGR_FLIP ? (int64_t(c) * kCout + co) * kTaps + (kTaps - 1 - t)
+                                 : (int64_t(co) * kCin + c) * kTaps + t;
+    ws[i] = c < kCin ? __ldg(w + src) : 0.f;
 }
 constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float);
 #endif

@@ -313,7 +313,8 @@ typedef struct recipe_conv_params {
     int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
     int dw_threads;  /* depthwise (recipes/conv_dw.cu): threads per CTA; 0 otherwise */
     int nhwc;        /* x and the weight copied channels-last into the workspace first,
-                        A and B then copied 16 bytes at a time (CGR_NHWC; not transposed) */
+                        A and B then copied 16 bytes at a time (CGR_NHWC): 1; 2: a stride-1
+                        transposed convolution so, as the flipped convolution (CGR_FLIP) */
 } recipe_conv_params;
 
 /* The tuning parameters of a template. */

@@ -508,6 +508,25 @@ int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
 /* ---- channels-last (CGR_NHWC): the steps of recipes/conv_tc.cu's to_nhwc(),
  * weight_nhwc() and load_tile() */
 
+/* A transposed convolution of stride 1 is a convolution of the same x with the weight
+ * [CIN][COUT][taps] read flipped (tap taps-1-t) and transposed, and padding
+ * dil*(k-1) - pad a dim (negative: a crop; output_padding only lengthens the output):
+ * y[o] = sum x[o + pad - kk*dil] w[kk] = sum x[o - pad' + kk'*dil] w[k-1-kk'].
+ * Its channels-last form runs that convolution (conv_tc.cu CGR_FLIP). */
+bool recipe_conv_flippable(const recipe_conv_plan *c)
+{
+    return c->transposed && c->stride[0] == 1 && c->stride[1] == 1 && c->stride[2] == 1;
+}
+
+static recipe_conv_plan as_forward(const recipe_conv_plan *c)
+{
+    recipe_conv_plan f = *c;
+    f.transposed = false;
+    for (int d = 0; d < 3; d++)
+        f.pad[d] = c->dil[d] * (c->k[d] - 1) - c->pad[d];
+    return f;
+}
+
 int64_t recipe_conv_nhwc_cp(const recipe_conv_plan *c)
 {
     return (c->cin + 3) / 4 * 4;
@@ -530,17 +549,26 @@ int64_t recipe_conv_nhwc_x_index(const recipe_conv_plan *c, int64_t i)
 int64_t recipe_conv_nhwc_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k)
 {
     const int64_t cp = recipe_conv_nhwc_cp(c), taps = c->k[0] * c->k[1] * c->k[2];
-    if (c->transposed || co < 0 || co >= c->gn || k < 0 || k >= recipe_conv_nhwc_k(c))
+    if ((c->transposed && !recipe_conv_flippable(c)) || co < 0 || co >= c->gn || k < 0 ||
+        k >= recipe_conv_nhwc_k(c))
         return -1;
     int64_t t = k / cp, ch = k - t * cp;
-    return ch < c->cin ? (co * c->cin + ch) * taps + t : -1;
+    if (ch >= c->cin)
+        return -1;
+    return c->transposed ? (ch * c->cout + co) * taps + (taps - 1 - t) : (co * c->cin + ch) * taps + t;
 }
 
 int64_t recipe_conv_nhwc_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
 {
     const int64_t cp = recipe_conv_nhwc_cp(c);
-    if (c->transposed || m < 0 || m >= c->m || k < 0 || k >= recipe_conv_nhwc_k(c))
+    if ((c->transposed && !recipe_conv_flippable(c)) || m < 0 || m >= c->m || k < 0 ||
+        k >= recipe_conv_nhwc_k(c))
         return -1;
+    recipe_conv_plan f;
+    if (c->transposed) {
+        f = as_forward(c);
+        c = &f;
+    }
     int64_t nb, d0, h0, w0, kd, kh, kw;
     row_corner(c, m, &nb, &d0, &h0, &w0);
     int64_t base = ((nb * c->in[0] + d0) * c->in[1] + h0) * c->in[2] * cp + w0 * cp;
@@ -704,7 +732,7 @@ bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *
      * 10 -> 14) were faster channels-last */
     int64_t tiles = (c->gk + 31) / 32, tiles_nhwc = (recipe_conv_nhwc_k(c) + 31) / 32;
     int64_t image = c->in[0] * c->in[1] * c->in[2] * recipe_conv_nhwc_cp(c);
-    return !c->transposed && !c->depthwise && c->k[0] * c->k[1] * c->k[2] > 1 &&
+    return (!c->transposed || recipe_conv_flippable(c)) && !c->depthwise && c->k[0] * c->k[1] * c->k[2] > 1 &&
            2 * tiles_nhwc <= 3 * tiles && image < (INT64_C(1) << 31) && v->dw_threads == 0 &&
            v->bm % pass == 0 && v->bn % pass == 0;
 }
@@ -726,6 +754,21 @@ static int interleave_nhwc(const recipe_conv_plan *c, recipe_params *out, int n,
 {
     recipe_params all[3 * RECIPE_MAX_VARIANTS];
     int m = 0;
+    if (c->transposed) {
+        /* a stride-1 transposed convolution: its first tile channels-last in 3xFP16 (as the
+         * flipped convolution) second, after the transposed form's first; not measured
+         * yet on a GPU (session 15), so a `--variants 2` sweep times the two side by side */
+        for (int i = 0; i < n && m == 0; i++)
+            if (recipe_conv_nhwc_fits(c, &out[i].conv) && n < max) {
+                recipe_params k = out[i];
+                k.conv.nhwc = 2;
+                k.conv.prec = conv_f16_fits(&k.conv) ? RECIPE_GEMM_3XF16 : RECIPE_GEMM_3XTF32;
+                memmove(&out[2], &out[1], (size_t)(n - 1) * sizeof out[0]);
+                out[1] = k;
+                m = ++n;
+            }
+        return n;
+    }
     for (int i = 0; i < n; i++) {
         if (recipe_conv_nhwc_fits(c, &out[i].conv)) {
             recipe_params k = out[i];
@@ -822,7 +865,8 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
         return;
     }
     strbuf_addf(out, "conv%s tile=%dx%dx32 warps=%dx%d stages=%d %s min_blocks=%d",
-                v->nhwc ? " channels-last" : "", v->bm, v->bn, v->wm, v->wn, v->stages,
+                v->nhwc == 2 ? " flipped channels-last" : v->nhwc ? " channels-last" : "", v->bm,
+                v->bn, v->wm, v->wn, v->stages,
                 recipe_prec_name(v->prec), v->min_blocks);
 }
 
@@ -864,13 +908,18 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "#define CGR_NB %lld\n#define CGR_CIN %lld\n#define CGR_COUT %lld\n",
                 (long long)c->n, (long long)c->cin, (long long)c->cout);
     static const char dn[] = "DHW";
+    /* a stride-1 transposed convolution channels-last: the flipped convolution */
+    bool flip = v->nhwc == 2;
+    recipe_conv_plan f = flip ? as_forward(c) : *c;
     for (int d = 0; d < 3; d++)
         strbuf_addf(sb, "#define CGR_I%c %lld\n#define CGR_K%c %lld\n#define CGR_O%c %lld\n"
                         "#define CGR_S%c %lld\n#define CGR_P%c %lld\n#define CGR_D%c %lld\n",
-                    dn[d], (long long)c->in[d], dn[d], (long long)c->k[d], dn[d], (long long)c->out[d],
-                    dn[d], (long long)c->stride[d], dn[d], (long long)c->pad[d], dn[d], (long long)c->dil[d]);
+                    dn[d], (long long)f.in[d], dn[d], (long long)f.k[d], dn[d], (long long)f.out[d],
+                    dn[d], (long long)f.stride[d], dn[d], (long long)f.pad[d], dn[d], (long long)f.dil[d]);
     strbuf_addf(sb, "#define CGR_X %d\n#define CGR_W %d\n", c->x, c->w);
-    if (c->transposed)
+    if (flip)
+        strbuf_adds(sb, "#define CGR_FLIP 1\n");
+    else if (c->transposed)
         strbuf_addf(sb, "#define CGR_TRANSPOSED 1\n#define CGR_PHASES %d\n", recipe_conv_phases(c));
     if (v->nhwc)
         strbuf_adds(sb, "#define CGR_NHWC 1\n");

@@ -55,6 +55,10 @@ int64_t recipe_conv_nhwc_x_index(const recipe_conv_plan *c, int64_t i);
 int64_t recipe_conv_nhwc_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k);
 int64_t recipe_conv_nhwc_gather(const recipe_conv_plan *c, int64_t m, int64_t k);
 bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *v);
+/* A transposed convolution of stride 1, which channels-last runs as a convolution with the
+ * weight flipped and the padding dil*(k-1) - pad (the channels-last functions above then
+ * index x and the [CIN][COUT][taps] weight that way). */
+bool recipe_conv_flippable(const recipe_conv_plan *c);
 
 /* The plan in words (recipe_describe) and on one line (recipe_summary). */
 void recipe_conv_describe(const recipe_plan *plan, strbuf *out);

@@ -159,6 +159,8 @@ extra matmul_3xtf32 matmul 'gemm 3xtf32 tile=128x128x32'
 extra conv2d_3xf16 conv2d_relu_biasadd 'conv tile' 's/^#define CGR_PREC 0$/#define CGR_PREC 2/'
 # the convolution's variant 0 is channels-last (CGR_NHWC); its NCHW gather (variant 1)
 extra conv2d_nchw conv2d_relu_biasadd 'conv tile'
+# a stride-1 transposed convolution as the flipped convolution channels-last (CGR_FLIP)
+extra convt_flip convt_l1_57_2d 'flipped channels-last'
 # variants after variant 0: softmax's persistent prefetching cluster (bulk copies,
 # mbarrier), LayerNorm's persistent held chunks
 extra softmax_prefetch softmax prefetch

@@ -1426,6 +1426,11 @@ static void convt_case(int dims, int64_t n, int64_t cin, int64_t cout, const int
     assert_int_equal(recipe_conv_gather(&c, c.m, 0), -1);
     assert_int_equal(recipe_conv_gather(&c, 0, c.gk), -1);
     assert_int_equal(recipe_conv_weight_index(&c, cout, 0), -1);
+    /* stride 1: the flipped convolution channels-last (CGR_FLIP) against the same direct form */
+    if (recipe_conv_flippable(&c))
+        conv_case_nhwc(&c, x, w, ref, nx, ny);
+    else
+        assert_int_equal(recipe_conv_nhwc_gather(&c, 0, 0), -1);
     if (recipe_conv_phases(&c)) {
         /* sub-pixel phases: every output of exactly one phase row, every weight element
          * in exactly one phase's B, the taps gathered those of the direct form */
@@ -1540,8 +1545,10 @@ static void test_convt_plans_generate(void **state)
     recipe_hw_default(&hw0);
     recipe_params tv[RECIPE_MAX_VARIANTS];
     int tn = recipe_variants(&p, &hw0, tv, RECIPE_MAX_VARIANTS);
-    assert_true(tn >= 3 && tv[0].conv.bm == 256 && tv[0].conv.bn == 64 && tv[0].conv.prec == 0);
-    assert_true(tv[1].conv.bm == 128 && tv[1].conv.bn == 64);
+    assert_true(tn >= 4 && tv[0].conv.bm == 256 && tv[0].conv.bn == 64 && tv[0].conv.prec == 0);
+    /* then (stride 1) the same tile as the flipped convolution channels-last, in 3xFP16 */
+    assert_true(tv[1].conv.bm == 256 && tv[1].conv.nhwc == 2 && tv[1].conv.prec == RECIPE_GEMM_3XF16);
+    assert_true(tv[2].conv.bm == 128 && tv[2].conv.bn == 64 && !tv[2].conv.nhwc);
     assert_true(tv[tn - 1].conv.prec == 1 && tv[tn - 1].conv.bm == 256);
     recipe_plan_release(&p);
     /* a forward convolution keeps its order (128 x 128 first, or 128 x 64) */
@@ -1593,8 +1600,13 @@ static void test_convt_plans_generate(void **state)
         assert_true(n >= 2);
         for (int k = 0; k < n; k++) {
             assert_true(v[k].conv.bm > 0 && v[k].conv.dw_threads == 0);
+            /* stride 1: the second variant is the flipped convolution channels-last */
+            assert_int_equal(v[k].conv.nhwc, k == 1 && recipe_conv_flippable(&p.conv) ? 2 : 0);
             assert_variant_source(&p, &v[k], names[i], k,
-                                  (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_TRANSPOSED 1\n", NULL });
+                                  v[k].conv.nhwc ? (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_SD 1\n",
+                                                                          "#define CGR_FLIP 1\n#define CGR_NHWC 1\n", NULL }
+                                                 : (const char *const[]){ "recipes/conv_tc.cu",
+                                                                          "#define CGR_TRANSPOSED 1\n", NULL });
         }
         recipe_plan_release(&p);
     }
