@@ -61,6 +61,8 @@
 //
 // Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
 // line; the defaults make this file compile on its own (a 3x3 Conv2d, padding 1).
+// With CGR_CONV_EMULATE defined, the kernels and cg_forward are left out: the host
+// emulator (tests/cli/recipe_conv_emu.cpp) uses the index math.
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
 #include <cuda_fp16.h>
@@ -373,6 +375,78 @@ CUTE_HOST_DEVICE bool row_pixel(int m, RowPix &rp)
     return true;
 }
 
+// ---------------------------------------------------------------- channels-last index math
+//
+// On the host too: tests/cli/recipe_conv_emu.cpp runs these (and row_pixel) on the CPU to
+// compute small convolutions the kernel's way and checks them against direct ones.
+
+// Where x[nb][c][pix] and xs[nb][pix][c] are (pix: the pixel's index in an image's plane).
+CUTE_HOST_DEVICE int64_t x_index(int nb, int c, int64_t pix) { return (int64_t(nb) * kCin + c) * kPlane64 + pix; }
+CUTE_HOST_DEVICE int64_t xs_index(int nb, int64_t pix, int c) { return (int64_t(nb) * kPlane64 + pix) * kCp + c; }
+
+// Row m's input corner o*stride - pad and where its image's corner is in xs; a row past M
+// gets a corner no tap reaches.
+struct NhwcRow {
+    int64_t base;
+    int d0, h0, w0;
+};
+CUTE_HOST_DEVICE NhwcRow nhwc_row(int m)
+{
+    NhwcRow r;
+    const int nb = m / kP;
+    const int pix = m - nb * kP;
+    const int od = pix / (kOH * kOW);
+    const int rest = pix - od * (kOH * kOW);
+    const int oh = rest / kOW, ow = rest - oh * kOW;
+    r.d0 = od * kSD - kPD;
+    r.h0 = oh * kSH - kPH;
+    r.w0 = ow * kSW - kPW;
+    r.base = ((int64_t(nb) * kID + r.d0) * kIH + r.h0) * kIW * kCp + int64_t(r.w0) * kCp;
+    if (m >= kM) {
+        r.h0 = -(1 << 28);  // every tap out of bounds
+        r.base = 0;
+    }
+    return r;
+}
+
+// GEMM column k (a multiple of 4: 4 channels of one tap): the tap's offsets in the window,
+// and the column's offset in xs from a row's corner.
+struct NhwcTap {
+    int dd, dh, dw, koff;
+};
+CUTE_HOST_DEVICE NhwcTap nhwc_tap(int k)
+{
+    NhwcTap t;
+    const int tap = k / kCp, c = k - tap * kCp;
+    const int kd = tap / (kKH * kKW);
+    const int t2 = tap - kd * (kKH * kKW);
+    const int kh = t2 / kKW, kw = t2 - kh * kKW;
+    t.dd = kd * kDD;
+    t.dh = kh * kDH;
+    t.dw = kw * kDW;
+    t.koff = ((t.dd * kIH + t.dh) * kIW + t.dw) * kCp + c;
+    return t;
+}
+
+// Whether row r's 4 columns at k read xs (else zeros: padding, past K or past M); they
+// read xs[r.base + t.koff...].
+CUTE_HOST_DEVICE bool nhwc_reads(const NhwcRow &r, const NhwcTap &t, int k)
+{
+    const int id = r.d0 + t.dd, ih = r.h0 + t.dh, iw = r.w0 + t.dw;
+    return k < kKg && unsigned(id) < unsigned(kID) && unsigned(ih) < unsigned(kIH) && unsigned(iw) < unsigned(kIW);
+}
+
+// Element (co, k) of ws: the weight element it holds, -1 for a padded channel. CGR_FLIP:
+// the weight is a stride-1 ConvTranspose's [CIN][COUT][taps], read at tap taps-1-t.
+CUTE_HOST_DEVICE int64_t nhwc_w_src(int co, int k)
+{
+    const int t = k / kCp, c = k - t * kCp;
+    if (c >= kCin)
+        return -1;
+    return CGR_FLIP ? (int64_t(c) * kCout + co) * kTaps + (kTaps - 1 - t) : (int64_t(co) * kCin + c) * kTaps + t;
+}
+
+#ifndef CGR_CONV_EMULATE
 // ---------------------------------------------------------------- the kernel
 
 __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p)
@@ -384,11 +458,13 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     const int tn = int(blockIdx.x % tiles_n);
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
 
+#if !CGR_NHWC  // (channels-last reads the workspace copies p.xs and p.ws)
     const float *Xg = p.in[CGR_X];
 #if CGR_TRANSPOSED
     const float *Wg = p.wt;
 #else
     const float *Wg = p.in[CGR_W];
+#endif
 #endif
 
     extern __shared__ __align__(128) char smem_raw[];
@@ -429,6 +505,13 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     CUTE_UNROLL
     for (int i = 0; i < kRowsT; ++i) {
         const int m = tm * kBM + a_row0 + i * kRowStepT;
+#if CGR_NHWC
+        const NhwcRow r = nhwc_row(m);
+        a_base[i] = r.base;
+        a_d0[i] = r.d0;
+        a_h0[i] = r.h0;
+        a_w0[i] = r.w0;
+#else
         const int nb = m / kP;
         const int pix = m - nb * kP;
         const int od = pix / (kOH * kOW);
@@ -447,16 +530,15 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
         a_w0[i] = ow * kSW - kPW;
 #endif
         a_base[i] = int64_t(nb) * kImage + (int64_t(a_d0[i]) * kIH + a_h0[i]) * kIW + a_w0[i];
-        if constexpr (kNhwc)
-            a_base[i] = ((int64_t(nb) * kID + a_d0[i]) * kIH + a_h0[i]) * kIW * kCp + int64_t(a_w0[i]) * kCp;
         if (m >= kM) {
             a_h0[i] = -(1 << 28);  // every tap out of bounds
             a_base[i] = 0;
         }
+#endif
     }
 #endif
     const int b_row0 = tn * kBN + warp;
-    (void)Xg, (void)Wg, (void)a_col0, (void)b_row0;  // not all of them in every form
+    (void)a_col0, (void)b_row0;  // not in every form
 
     // k tile kt -> pipeline stage s
     auto load_tile = [&](int kt, int s) {
@@ -495,19 +577,12 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
         // one 16-byte chunk of each of this thread's rows: 4 channels of one tap
         const int kl = 4 * (int(threadIdx.x) % 8);
         const int k = kt * kBK + kl;
-        const int t = k / kCp, c = k - t * kCp;
-        const int kd = t / (kKH * kKW);
-        const int t2 = t - kd * (kKH * kKW);
-        const int kh = t2 / kKW, kw = t2 - kh * kKW;
-        const int dd = kd * kDD, dh = kh * kDH, dw = kw * kDW;
-        const int koff = ((dd * kIH + dh) * kIW + dw) * kCp + c;
+        const NhwcTap tap = nhwc_tap(k);
         const float *Xs = p.xs;
         CUTE_UNROLL
         for (int i = 0; i < kAVRows; ++i) {
-            const int id = a_d0[i] + dd, ih = a_h0[i] + dh, iw = a_w0[i] + dw;
-            const bool ok = k < kKg && unsigned(id) < unsigned(kID) && unsigned(ih) < unsigned(kIH) &&
-                            unsigned(iw) < unsigned(kIW);
-            const float *src = ok ? Xs + a_base[i] + koff : Xs;
+            const bool ok = nhwc_reads(NhwcRow{a_base[i], a_d0[i], a_h0[i], a_w0[i]}, tap, k);
+            const float *src = ok ? Xs + a_base[i] + tap.koff : Xs;
             cp_async16(&sA(a_row0 + i * kVRowStep, kl, s), src, ok);
         }
         const int nrow0 = tn * kBN + a_row0;
@@ -746,8 +821,7 @@ __global__ void __launch_bounds__(256) to_nhwc(const float *__restrict__ x, floa
     for (int r = 0; r < 4; ++r) {
         const int c = c0 + ty + 8 * r;
         const int64_t pix = pix0 + tx;
-        tile[ty + 8 * r][tx] =
-            c < kCin && pix < kPlane64 ? __ldg(x + (int64_t(nb) * kCin + c) * kPlane64 + pix) : 0.f;
+        tile[ty + 8 * r][tx] = c < kCin && pix < kPlane64 ? __ldg(x + x_index(nb, c, pix)) : 0.f;
     }
     __syncthreads();
     CUTE_UNROLL
@@ -755,25 +829,24 @@ __global__ void __launch_bounds__(256) to_nhwc(const float *__restrict__ x, floa
         const int64_t pix = pix0 + ty + 8 * r;
         const int c = c0 + tx;
         if (pix < kPlane64 && c < kCp)
-            xs[(int64_t(nb) * kPlane64 + pix) * kCp + c] = tile[tx][ty + 8 * r];
+            xs[xs_index(nb, pix, c)] = tile[tx][ty + 8 * r];
     }
 }
 
-// w [COUT][CIN][taps] -> ws [COUT][taps][CP] (channels past CIN zero): a thread an element
-// of ws. CGR_FLIP: w is a stride-1 ConvTranspose's [CIN][COUT][taps], read at tap taps-1-t.
+// w -> ws [COUT][taps][CP] (nhwc_w_src; channels past CIN zero): a thread an element of ws.
 __global__ void __launch_bounds__(256) weight_nhwc(const float *__restrict__ w, float *__restrict__ ws)
 {
     const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;
     if (i >= int64_t(kN) * kKg)
         return;
     const int co = int(i / kKg), k = int(i - int64_t(co) * kKg);
-    const int t = k / kCp, c = k - t * kCp;
-    const int64_t src = CGR_FLIP ? (int64_t(c) * kCout + co) * kTaps + (kTaps - 1 - t)
-                                 : (int64_t(co) * kCin + c) * kTaps + t;
-    ws[i] = c < kCin ? __ldg(w + src) : 0.f;
+    const int64_t src = nhwc_w_src(co, k);
+    ws[i] = src >= 0 ? __ldg(w + src) : 0.f;
 }
 constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float);
 #endif
+
+#endif  // CGR_CONV_EMULATE
 
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 static const int kInNdim[] = CGR_IN_NDIMS;
@@ -781,6 +854,7 @@ static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
 
 }  // namespace cgr_conv
 
+#ifndef CGR_CONV_EMULATE
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
@@ -862,3 +936,4 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_LAUNCH_FAILED;
     return CG_OK;
 }
+#endif  // CGR_CONV_EMULATE

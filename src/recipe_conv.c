@@ -758,11 +758,13 @@ static int interleave_nhwc(const recipe_conv_plan *c, recipe_params *out, int n,
         /* a stride-1 transposed convolution: its first tile channels-last in 3xFP16 (as the
          * flipped convolution) second, after the transposed form's first; not measured
          * yet on a GPU (session 15), so a `--variants 2` sweep times the two side by side */
-        for (int i = 0; i < n && m == 0; i++)
-            if (recipe_conv_nhwc_fits(c, &out[i].conv) && n < max) {
+        for (int i = 0; i < n && m == 0 && max >= 2; i++)
+            if (recipe_conv_nhwc_fits(c, &out[i].conv)) {
                 recipe_params k = out[i];
                 k.conv.nhwc = 2;
                 k.conv.prec = conv_f16_fits(&k.conv) ? RECIPE_GEMM_3XF16 : RECIPE_GEMM_3XTF32;
+                if (n == max)
+                    n--; /* the last tile makes room */
                 memmove(&out[2], &out[1], (size_t)(n - 1) * sizeof out[0]);
                 out[1] = k;
                 m = ++n;

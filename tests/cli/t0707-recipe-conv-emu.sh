@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# cutegen recipe, CONV family: the channels-last index math of generated convolution kernels
+# run on the host. Each small convolution of tests/data/recipe/conv-emu/ (CIN padded to CP,
+# strides, padding, dilation, 1D/2D/3D, a stride-1 transposed convolution with output
+# padding and one whose padding crops) is generated in its first channels-last variant,
+# its kernel (recipes/conv_tc.cu with the generated parameters) compiled with the host C++
+# compiler into tests/cli/recipe_conv_emu.cpp, which computes the whole convolution
+# through the template's own x/weight copies, row corners, taps, chunk bounds and output
+# rows, and compares every output with a direct convolution in double. Needs a C++17
+# compiler, the CUDA headers and CUTLASS; skips, saying so, without them.
+. "$(dirname "$0")/lib.sh"
+
+cxx=$(command -v "${CXX:-c++}" || command -v g++ || command -v clang++)
+[ -n "$cxx" ] || skip "no C++ compiler (c++, g++, clang++)"
+nvcc=$(command -v nvcc || ls "${CUDA_HOME:-/nonexistent}/bin/nvcc" /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
+cuda_inc=
+for d in "${CUDA_HOME:-/nonexistent}/include" "$(dirname "$(dirname "${nvcc:-/x/y}")")/include" /usr/local/cuda/include; do
+  [ -f "$d/cuda_fp16.h" ] && { cuda_inc=$d; break; }
+done
+[ -n "$cuda_inc" ] || skip "CUDA headers not found (CUDA_HOME, nvcc, /usr/local/cuda)"
+cutlass=
+if [ -n "${CUTLASS_DIR:-}" ] && [ -d "$CUTLASS_DIR/include/cute" ]; then
+  cutlass=$CUTLASS_DIR/include
+else
+  pkg=$(python3 -c "import importlib.util as u; s=u.find_spec('cutlass_library'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null)
+  [ -n "$pkg" ] && [ -d "$pkg/source/include/cute" ] && cutlass=$pkg/source/include
+fi
+[ -n "$cutlass" ] || skip "CUTLASS headers not found (\$CUTLASS_DIR or the nvidia-cutlass python package)"
+incs=(-I "$SRC/include" -I "$cutlass" -I "$cuda_inc")
+[ -d "$cuda_inc/cccl" ] && incs+=(-I "$cuda_inc/cccl")
+
+mkdir -p "$TMP/gen" "$TMP/bin" "$TMP/log"
+for spec in "$SRC"/tests/data/recipe/conv-emu/*.json; do
+  name=$(basename "$spec" .json)
+  tests=$((tests + 1))
+  v=$("$CUTEGEN" recipe --spec "$spec" --list 2>&1 | grep "^variant [0-9]*: conv.* channels-last" | head -1 |
+      sed 's/^variant \([0-9]*\):.*/\1/')
+  if [ -z "$v" ]; then
+    echo "FAIL: $name: no channels-last variant listed"; failures=$((failures + 1)); continue
+  fi
+  if ! "$CUTEGEN" recipe --spec "$spec" --variant "$v" --out "$TMP/gen/$name.cu" >/dev/null 2>"$TMP/log/$name.gen"; then
+    echo "FAIL: $name: generation"; sed 's/^/  /' "$TMP/log/$name.gen"; failures=$((failures + 1)); continue
+  fi
+  if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \
+       "$SRC/tests/cli/recipe_conv_emu.cpp" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
+    echo "FAIL: compile $name (variant $v)"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'
+    failures=$((failures + 1))
+  elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
+    echo "ok: $name (variant $v: $(grep "^variant $v:" <("$CUTEGEN" recipe --spec "$spec" --list) | cut -d: -f2- | cut -c2-40)): $(tail -1 "$TMP/log/$name.log")"
+  else
+    echo "FAIL: $name (variant $v):"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+  fi
+done
+finish
