@@ -54,6 +54,37 @@ skip() {
   exit 77
 }
 
+# need_cutlass: sets $cutlass to CUTLASS's include directory ($CUTLASS_DIR, else the
+# nvidia-cutlass python package), or skips the test saying how to get it.
+need_cutlass() {
+  cutlass=
+  if [ -n "${CUTLASS_DIR:-}" ] && [ -d "$CUTLASS_DIR/include/cute" ]; then
+    cutlass=$CUTLASS_DIR/include
+  else
+    local pkg
+    pkg=$(python3 -c "import importlib.util as u; s=u.find_spec('cutlass_library'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null)
+    [ -n "$pkg" ] && [ -d "$pkg/source/include/cute" ] && cutlass=$pkg/source/include
+  fi
+  [ -n "$cutlass" ] || skip "CUTLASS headers not found (\$CUTLASS_DIR or the nvidia-cutlass python package)"
+}
+
+# need_host_cute: for the host emulators (a template compiled by the host C++ compiler):
+# sets $cxx and the array incs (the project's, CUTLASS's and the CUDA headers), or skips.
+need_host_cute() {
+  cxx=$(command -v "${CXX:-c++}" || command -v g++ || command -v clang++)
+  [ -n "$cxx" ] || skip "no C++ compiler (c++, g++, clang++)"
+  local nvcc cuda_inc= d
+  nvcc=$(command -v nvcc || ls "${CUDA_HOME:-/nonexistent}/bin/nvcc" /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
+  for d in "${CUDA_HOME:-/nonexistent}/include" "$(dirname "$(dirname "${nvcc:-/x/y}")")/include" /usr/local/cuda/include; do
+    [ -f "$d/cuda_fp16.h" ] && { cuda_inc=$d; break; }
+  done
+  [ -n "$cuda_inc" ] || skip "CUDA headers not found (CUDA_HOME, nvcc, /usr/local/cuda)"
+  need_cutlass
+  incs=(-I "$SRC/include" -I "$cutlass" -I "$cuda_inc")
+  [ -d "$cuda_inc/cccl" ] && incs+=(-I "$cuda_inc/cccl")
+  return 0
+}
+
 finish() {
   echo "$tests checks, $failures failed"
   [ "$failures" -eq 0 ]

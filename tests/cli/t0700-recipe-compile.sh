@@ -14,14 +14,7 @@
 
 nvcc=$(command -v nvcc || ls "${CUDA_HOME:-/nonexistent}/bin/nvcc" /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
 [ -n "$nvcc" ] || skip "nvcc not found (CUDA_HOME, PATH, /usr/local/cuda): the recipe builds need it"
-cutlass=
-if [ -n "${CUTLASS_DIR:-}" ] && [ -d "$CUTLASS_DIR/include/cute" ]; then
-  cutlass=$CUTLASS_DIR/include
-else
-  pkg=$(python3 -c "import importlib.util as u; s=u.find_spec('cutlass_library'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null)
-  [ -n "$pkg" ] && [ -d "$pkg/source/include/cute" ] && cutlass=$pkg/source/include
-fi
-[ -n "$cutlass" ] || skip "CUTLASS headers not found (\$CUTLASS_DIR or the nvidia-cutlass python package)"
+need_cutlass
 
 mkdir -p "$TMP/gen" "$TMP/log" "$TMP/fail"
 # one job a line: ARCH SOURCE EXTRA_INCLUDE

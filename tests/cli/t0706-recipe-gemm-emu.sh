@@ -12,24 +12,7 @@
 # the CUDA headers and CUTLASS; skips, saying so, without them.
 . "$(dirname "$0")/lib.sh"
 
-cxx=$(command -v "${CXX:-c++}" || command -v g++ || command -v clang++)
-[ -n "$cxx" ] || skip "no C++ compiler (c++, g++, clang++)"
-nvcc=$(command -v nvcc || ls "${CUDA_HOME:-/nonexistent}/bin/nvcc" /usr/local/cuda/bin/nvcc 2>/dev/null | head -1)
-cuda_inc=
-for d in "${CUDA_HOME:-/nonexistent}/include" "$(dirname "$(dirname "${nvcc:-/x/y}")")/include" /usr/local/cuda/include; do
-  [ -f "$d/cuda_fp16.h" ] && { cuda_inc=$d; break; }
-done
-[ -n "$cuda_inc" ] || skip "CUDA headers not found (CUDA_HOME, nvcc, /usr/local/cuda)"
-cutlass=
-if [ -n "${CUTLASS_DIR:-}" ] && [ -d "$CUTLASS_DIR/include/cute" ]; then
-  cutlass=$CUTLASS_DIR/include
-else
-  pkg=$(python3 -c "import importlib.util as u; s=u.find_spec('cutlass_library'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null)
-  [ -n "$pkg" ] && [ -d "$pkg/source/include/cute" ] && cutlass=$pkg/source/include
-fi
-[ -n "$cutlass" ] || skip "CUTLASS headers not found (\$CUTLASS_DIR or the nvidia-cutlass python package)"
-incs=(-I "$SRC/include" -I "$cutlass" -I "$cuda_inc")
-[ -d "$cuda_inc/cccl" ] && incs+=(-I "$cuda_inc/cccl")
+need_host_cute
 
 mkdir -p "$TMP/gen" "$TMP/bin" "$TMP/log"
 jobs="$TMP/jobs"
