@@ -275,6 +275,13 @@ const char *recipe_red_name(enum recipe_red r);
  * accuracy for |x| in [2^-14, 65504), tiles holding larger values, inf or NaN run again in
  * 3xTF32; needs BK a multiple of 32). */
 enum { RECIPE_GEMM_3XTF32 = 0, RECIPE_GEMM_TF32 = 1, RECIPE_GEMM_3XF16 = 2 };
+/* Whether a warp tile (rows x columns of the CTA tile a warp computes) is small enough
+ * for 3xFP16 with its in-kernel 3xTF32 redo: at most 64 x 32 (larger ones spill and lose:
+ * 9_Tall_skinny 1.98 ms against 1.52 in 3xTF32, docs/perf.md lab rounds 43-44). */
+static inline bool recipe_f16_warp_fits(int warp_m, int warp_n)
+{
+    return warp_m * warp_n <= 64 * 32;
+}
 /* "3xtf32", "tf32" or "3xf16", as variant lists print it. */
 const char *recipe_prec_name(int prec);
 

@@ -710,39 +710,51 @@ int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co)
 
 /* ================================================================== variants */
 
-/*
- * Pruning: a tile wider than 32 and at least twice COUT rounded up to 32 is dropped (half of its columns
- * would be padding), and so is one whose shared memory (4 bytes x 32 x (BM + BN) x
- * stages) passes 227 KB or whose pixel tiles are fewer than the SMs (unless nothing else
- * is left). The first is the 128 x 128 tile of recipes/gemm_tc.cu's first variant (or
- * 128 x 64 for COUT <= 64; 256 x 64 for a transposed convolution); each 3xTF32 tile is
- * followed by others; the plain TF32 copy of the first comes last (it may fail an fp32
- * tolerance of 1e-4: it did on 57 and level 2 #5, lab round 20).
- */
-/* Channels-last (CGR_NHWC) needs a convolution with more than one tap (a 1 x 1 one reads
- * x coalesced along the pixels as it is: level 1 #87 was slower channels-last, the copy
- * of its 4 GiB x costing more than it saved; lab round 47), not a transposed one, whose
- * tile rows and columns are whole passes of its 16-byte copies (threads / 8 rows a pass). */
+/* Channels-last (CGR_NHWC) needs a convolution, or a transposed one of stride 1 (run as
+ * the flipped convolution), with more than one tap (a 1 x 1 one reads x coalesced along
+ * the pixels as it is: level 1 #87 was slower channels-last, the copy of its 4 GiB x
+ * costing more than it saved; lab round 47), whose channels padded to CP cost at most half
+ * again the k-tiles (level 1 #59, CIN 3, 3x3x1: K 27 in one k-tile, 36 in two, took 3.03 ms
+ * channels-last against 1.63, sweep 12-04 20:12; #54's 3 -> 4 and #60's 10 -> 14 k-tiles
+ * were faster), an image of whose copy fits an int index, and a tile whose rows and
+ * columns are whole passes of the 16-byte copies (threads / 8 rows a pass). */
 bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *v)
 {
     int pass = 32 * v->wm * v->wn / 8;
-    /* and whose channels padded to CP cost at most half again the k-tiles: level 1 #59
-     * (CIN 3, 3x3x1: K 27 in one k-tile, 36 in two) took 3.03 ms channels-last against
-     * 1.63 (sweep 12-04 20:12); #54 (K 81 -> 108, 3 -> 4 k-tiles) and #60 (315 -> 420,
-     * 10 -> 14) were faster channels-last */
     int64_t tiles = (c->gk + 31) / 32, tiles_nhwc = (recipe_conv_nhwc_k(c) + 31) / 32;
     int64_t image = c->in[0] * c->in[1] * c->in[2] * recipe_conv_nhwc_cp(c);
-    return (!c->transposed || recipe_conv_flippable(c)) && !c->depthwise && c->k[0] * c->k[1] * c->k[2] > 1 &&
-           2 * tiles_nhwc <= 3 * tiles && image < (INT64_C(1) << 31) && v->dw_threads == 0 &&
+    return (!c->transposed || recipe_conv_flippable(c)) && !c->depthwise && v->dw_threads == 0 &&
+           c->k[0] * c->k[1] * c->k[2] > 1 && 2 * tiles_nhwc <= 3 * tiles && image < (INT64_C(1) << 31) &&
            v->bm % pass == 0 && v->bn % pass == 0;
 }
 
-/* 3xFP16 (recipes/tf32_mma.cuh CGR_PREC 2) where a warp's tile is at most 64 x 32, as the
- * GEMM's f16_fits: channels-last only (the NCHW gather's kernel spilled 100 bytes with
- * the 3xTF32 redo loop, lab rounds 42-44; channels-last spills 16 and is faster). */
+/* 3xFP16 channels-last only (the NCHW gather's kernel spilled 100 bytes with the 3xTF32
+ * redo loop, lab rounds 42-44; channels-last spills 16 and is faster), where the warp tile
+ * fits (recipe_f16_warp_fits, as the GEMM's). */
 static bool conv_f16_fits(const recipe_conv_params *v)
 {
-    return v->nhwc && v->bm / v->wm * (v->bn / v->wn) <= 64 * 32;
+    return v->nhwc && recipe_f16_warp_fits(v->bm / v->wm, v->bn / v->wn);
+}
+
+/* A stride-1 transposed convolution: the first tile that fits, as the flipped convolution
+ * channels-last, second (after the transposed form's first; the last tile makes room when
+ * the list is full). Not yet timed on a GPU (session 15): a `--variants 2` sweep times the
+ * two side by side. */
+static int insert_flipped(const recipe_conv_plan *c, recipe_params *out, int n, int max)
+{
+    for (int i = 0; i < n; i++) {
+        if (!recipe_conv_nhwc_fits(c, &out[i].conv))
+            continue;
+        recipe_params k = out[i];
+        k.conv.nhwc = 2;
+        k.conv.prec = conv_f16_fits(&k.conv) ? RECIPE_GEMM_3XF16 : RECIPE_GEMM_3XTF32;
+        if (n == max)
+            n--;
+        memmove(&out[2], &out[1], (size_t)(n - 1) * sizeof out[0]);
+        out[1] = k;
+        return n + 1;
+    }
+    return n;
 }
 
 /* Each tile channels-last in 3xFP16, channels-last in 3xTF32, then as before (the gather
@@ -752,25 +764,10 @@ static bool conv_f16_fits(const recipe_conv_params *v)
  * 4.75; level 1 #55 11.29 against 16.39. */
 static int interleave_nhwc(const recipe_conv_plan *c, recipe_params *out, int n, int max)
 {
+    if (c->transposed)
+        return max >= 2 ? insert_flipped(c, out, n, max) : n;
     recipe_params all[3 * RECIPE_MAX_VARIANTS];
     int m = 0;
-    if (c->transposed) {
-        /* a stride-1 transposed convolution: its first tile channels-last in 3xFP16 (as the
-         * flipped convolution) second, after the transposed form's first; not measured
-         * yet on a GPU (session 15), so a `--variants 2` sweep times the two side by side */
-        for (int i = 0; i < n && m == 0 && max >= 2; i++)
-            if (recipe_conv_nhwc_fits(c, &out[i].conv)) {
-                recipe_params k = out[i];
-                k.conv.nhwc = 2;
-                k.conv.prec = conv_f16_fits(&k.conv) ? RECIPE_GEMM_3XF16 : RECIPE_GEMM_3XTF32;
-                if (n == max)
-                    n--; /* the last tile makes room */
-                memmove(&out[2], &out[1], (size_t)(n - 1) * sizeof out[0]);
-                out[1] = k;
-                m = ++n;
-            }
-        return n;
-    }
     for (int i = 0; i < n; i++) {
         if (recipe_conv_nhwc_fits(c, &out[i].conv)) {
             recipe_params k = out[i];
@@ -789,6 +786,15 @@ static int interleave_nhwc(const recipe_conv_plan *c, recipe_params *out, int n,
     return m;
 }
 
+/*
+ * Pruning: a tile wider than 32 and at least twice COUT rounded up to 32 is dropped (half of its columns
+ * would be padding), and so is one whose shared memory (4 bytes x 32 x (BM + BN) x
+ * stages) passes 227 KB or whose pixel tiles are fewer than the SMs (unless nothing else
+ * is left). The first is the 128 x 128 tile of recipes/gemm_tc.cu's first variant (or
+ * 128 x 64 for COUT <= 64; 256 x 64 for a transposed convolution); each 3xTF32 tile is
+ * followed by others; the plain TF32 copy of the first comes last (it may fail an fp32
+ * tolerance of 1e-4: it did on 57 and level 2 #5, lab round 20).
+ */
 int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     static const recipe_conv_params cand[] = {

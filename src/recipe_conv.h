@@ -48,7 +48,7 @@ int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co);
  * workspace copy xs[nb][pixel][CP] holds (to_nhwc; -1: a padded channel); the element of
  * the weight that ws[co][k] holds (weight_nhwc; -1: padding or out of range); the index
  * into xs that A(m, k) reads (load_tile; -1: zero padding or out of range). Whether a
- * tile can take it (not transposed, its rows whole passes of the 16-byte copies). */
+ * convolution and tile take it (recipe_conv_nhwc_fits in recipe_conv.c says when). */
 int64_t recipe_conv_nhwc_cp(const recipe_conv_plan *c);
 int64_t recipe_conv_nhwc_k(const recipe_conv_plan *c);
 int64_t recipe_conv_nhwc_x_index(const recipe_conv_plan *c, int64_t i);

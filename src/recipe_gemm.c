@@ -1248,11 +1248,10 @@ static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, 
 }
 
 /* Whether a tensor-core tile runs 3xFP16 well: k-blocks are paired within a 32-deep
- * k-tile, and a warp tile of at most 64 x 32 (larger ones spill with the kernel's second,
- * 3xTF32 main loop: 9_Tall_skinny 1.98 ms against 1.52 in 3xTF32, lab rounds 43-44). */
+ * k-tile, and the warp tile fits (recipe_f16_warp_fits). */
 static bool f16_fits(const recipe_gemm_params *t)
 {
-    return t->bk % 32 == 0 && t->bm / t->wm * (t->bn / t->wn) <= 64 * 32;
+    return t->bk % 32 == 0 && recipe_f16_warp_fits(t->bm / t->wm, t->bn / t->wn);
 }
 
 /*
