@@ -16,6 +16,7 @@
 #include "recipe_gemm.h"
 #include "recipe_conv.h"
 #include "recipe_pool.h"
+#include "recipe_stage.h"
 #include "util.h"
 
 /* ================================================================== plan */
@@ -31,6 +32,7 @@ void recipe_plan_release(recipe_plan *p)
 {
     free(p->nodes);
     free(p->norm);
+    recipe_staged_free(p->staged);
     recipe_plan_init(p);
 }
 
@@ -1338,6 +1340,20 @@ int recipe_read_tensor(const json_t *t, recipe_tensor *out, strbuf *why)
     return 0;
 }
 
+void recipe_set_output_shape(recipe_plan *p, int ndim, const int64_t *shape, const char *dtype)
+{
+    recipe_tensor *o = &p->output;
+    o->ndim = ndim;
+    int64_t s = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        o->shape[d] = shape[d];
+        o->stride[d] = s;
+        s *= shape[d];
+    }
+    snprintf(o->dtype, sizeof o->dtype, "%s", dtype);
+    p->output_free = false;
+}
+
 static bool is_float_dtype(const char *d)
 {
     return !strcmp(d, "float32") || !strcmp(d, "float16") || !strcmp(d, "bfloat16");
@@ -1592,6 +1608,8 @@ static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_ac
             want.shape[d] = want.shape[d + p->n_dims];
         want.ndim -= p->n_dims;
     }
+    if (p->output_free) /* a stage whose output is what the reduction gives */
+        recipe_set_output_shape(p, want.ndim, want.shape, arg ? "int64" : x->dtype);
     if (!same_shape(&want, &p->output)) {
         strbuf_adds(why, "not covered: the output's shape is not the reduction's (a reshape or broadcast follows?)");
         return 1;
@@ -1625,6 +1643,8 @@ static int finish_scan(recipe_plan *p, int result, const unsigned char *has_acc,
         strbuf_addf(why, "not covered: a scan whose output is %s (float32, float16, bfloat16 only)", p->output.dtype);
         return 1;
     }
+    if (p->output_free && is_float_dtype(x->dtype)) /* a stage whose output is the scan's */
+        recipe_set_output_shape(p, x->ndim, x->shape, x->dtype);
     if (!same_shape(x, &p->output)) {
         strbuf_adds(why, "not covered: the output's shape is not the scanned operand's");
         return 1;
@@ -1684,7 +1704,21 @@ static int finish_pool(recipe_plan *p, int result, const unsigned char *has_acc,
     return recipe_pool_finish(p, x, why);
 }
 
+static int recognise(const json_t *spec, recipe_plan *p, strbuf *why, bool stages);
+
 int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
+{
+    return recognise(spec, p, why, true);
+}
+
+/* recipe_stage.c: a stage's spec, never cut into stages again */
+int recipe_recognise_single(const json_t *spec, recipe_plan *p, strbuf *why);
+int recipe_recognise_single(const json_t *spec, recipe_plan *p, strbuf *why)
+{
+    return recognise(spec, p, why, false);
+}
+
+static int recognise(const json_t *spec, recipe_plan *p, strbuf *why, bool stages)
 {
     recipe_plan_release(p);
     strbuf_reset(why);
@@ -1720,6 +1754,7 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     int rc = recipe_read_tensor(json_array_get(outs, 0), &p->output, why);
     if (rc)
         return rc;
+    p->output_free = json_is_true(json_object_get(json_array_get(outs, 0), "free"));
     if (!is_float_dtype(p->output.dtype) && strcmp(p->output.dtype, "int64")) {
         strbuf_addf(why, "not covered: output dtype %s (float32, float16, bfloat16 only)", p->output.dtype);
         return 1;
@@ -1789,6 +1824,15 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
         int lrc = recipe_rowloss_recognise(spec, p, why); /* the ROWLOSS family: recipe_rowloss.c */
         if (lrc != 2)
             rc = lrc;
+    }
+    if (rc == 1 && stages && recipe_staged_recognise(spec, p, why) == 0) { /* recipe_stage.c */
+        free(p->nodes); /* what the walk of the whole graph left */
+        p->nodes = NULL;
+        p->n_nodes = p->alloc = 0;
+        free(p->norm);
+        p->norm = NULL;
+        strbuf_reset(why);
+        rc = 0;
     }
     if (rc)
         p->family = RECIPE_NONE;
@@ -1920,6 +1964,10 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
 {
     static const char *kinds[] = { "unused", "full (16-byte vectors)", "scalar (one element)",
                                    "broadcast (by strides)" };
+    if (p->family == RECIPE_STAGED) {
+        recipe_staged_describe(p, out);
+        return;
+    }
     if (p->family == RECIPE_NORM) {
         recipe_norm_describe(p, out);
         return;
@@ -1977,6 +2025,10 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
 
 void recipe_summary(const recipe_plan *p, strbuf *out)
 {
+    if (p->family == RECIPE_STAGED) {
+        recipe_staged_summary(p, out);
+        return;
+    }
     if (p->family == RECIPE_ROWLOSS) {
         recipe_rowloss_summary(p, out);
         return;

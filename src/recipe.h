@@ -28,6 +28,10 @@
  *  - SCAN: cumsum and cumprod along one dim, inclusive, exclusive or reversed (written
  *    with flip, narrow and cat as PyTorch users do), with a pointwise prologue of
  *    same-shaped inputs of any dtype (a bool mask) and an epilogue that may read them.
+ *  - STAGED (src/recipe_stage.c): what no one family covers, as a chain of 2-4 plans of
+ *    the families above (a convolution with its pointwise epilogue, then a pool, a norm,
+ *    a reduction, softmax, another convolution...), each writing its intermediate into
+ *    the workspace for the next, in one candidate file.
  * Anything else is "not covered", with the reason in words.
  *
  * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
@@ -72,7 +76,8 @@ typedef struct rx_node {
 } rx_node;
 
 enum recipe_family { RECIPE_NONE = 0, RECIPE_POINTWISE, RECIPE_REDUCE, RECIPE_NORM, RECIPE_GEMM,
-                      RECIPE_CONV, RECIPE_POOL, RECIPE_ROWLOSS, RECIPE_SCAN };
+                      RECIPE_CONV, RECIPE_POOL, RECIPE_ROWLOSS, RECIPE_SCAN,
+                      RECIPE_STAGED /* two plans in a row (src/recipe_stage.c) */ };
 
 enum recipe_red {
     RED_SUM = 0, RED_MEAN, RED_MAX, RED_MIN, RED_PROD, RED_ARGMAX, RED_ARGMIN,
@@ -206,6 +211,9 @@ typedef struct recipe_plan {
     unsigned in_unsq[RECIPE_MAX_INPUTS]; /* POINTWISE: input i is read unsqueezed (the rx_node
                                             mask; inputs[i] then holds the view's shape) */
     recipe_tensor output;
+    bool output_free;    /* the spec leaves the output's shape open (a stage of a staged plan,
+                            its output entry marked "free"): REDUCE and POOL take theirs and
+                            write it into output; other families do not recognise it */
     recipe_tensor operand; /* REDUCE: the reduced operand's shape (its largest input's) */
     rx_node *nodes;
     int n_nodes, alloc;
@@ -224,6 +232,8 @@ typedef struct recipe_plan {
     recipe_conv_plan conv;   /* CONV */
     recipe_pool pool;        /* POOL (the operand is root, the epilogue epi, as for REDUCE) */
     struct recipe_rowloss rowloss; /* ROWLOSS */
+    struct recipe_staged *staged; /* STAGED: the two stages and their intermediate
+                                     (src/recipe_stage.h); owned */
     bool scan_reverse;   /* SCAN: from the dim's end (cumsum of a flip, flipped back) */
     bool scan_exclusive; /* SCAN: element j holds the scan of elements before j (the
                             identity at the first): a zero column cat'ed before the scan
@@ -247,6 +257,10 @@ int recipe_recognise_file(const char *path, recipe_plan *plan, strbuf *why);
  * covered (too many dims; why says so), -1 when malformed (why says how). Shared by the
  * family recognisers. */
 int recipe_read_tensor(const json_t *t, recipe_tensor *out, strbuf *why);
+
+/* A free output (plan->output_free) given the shape and dtype the family computes
+ * (contiguous); clears output_free. */
+void recipe_set_output_shape(recipe_plan *p, int ndim, const int64_t *shape, const char *dtype);
 
 /* Which element of torch.max/min(x, dim)'s (values, indices) pair an fx getitem or
  * getattr node takes from its second argument: 0 ([0], .values), 1 ([1], .indices), -1
@@ -362,6 +376,9 @@ typedef struct recipe_params {
         int smem;    /* 1: the CTA stages its input rows in shared memory; 0: windows are
                         read from global memory through L1/L2 */
     } pool;          /* POOL; all 0 otherwise */
+    int staged;      /* STAGED: 1, and stage_v[s] is stage s's variant (an index into
+                        recipe_variants() of that stage's plan, for the same GPU) */
+    int stage_v[2];
 } recipe_params;
 
 /* What the variants are pruned by. */

@@ -21,6 +21,7 @@
 #include "recipe_gemm.h"
 #include "recipe_conv.h"
 #include "recipe_pool.h"
+#include "recipe_stage.h"
 #include "util.h"
 
 /* ================================================================== types */
@@ -316,6 +317,8 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
         strbuf_adds(err, "no plan: the spec was not recognised");
         return -1;
     }
+    if (p->family == RECIPE_STAGED)
+        return recipe_staged_generate(p, k, recipes_dir, cu, err);
     const char *tmpl = p->family == RECIPE_POINTWISE ? "pointwise.cu"
                      : p->family == RECIPE_NORM ? "norm.cu"
                      : p->family == RECIPE_GEMM ? recipe_gemm_template(p, k)
@@ -427,6 +430,10 @@ void recipe_hw_from_gpu(const gpu_facts *g, recipe_hw *hw)
 
 void recipe_params_format(const recipe_params *k, strbuf *out)
 {
+    if (k->staged) {
+        strbuf_addf(out, "stage 0 variant %d, stage 1 variant %d", k->stage_v[0], k->stage_v[1]);
+        return;
+    }
     if (k->gemm.bm || k->gemm.gemv_rows) {
         recipe_gemm_params_format(k, out);
         return;
@@ -542,6 +549,8 @@ static int scan_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
 static int family_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     int n = 0;
+    if (p->family == RECIPE_STAGED)
+        return recipe_staged_variants(p, hw, out, max); /* recipe_stage.c */
     if (p->family == RECIPE_NORM)
         return recipe_norm_variants(p, hw, out, max); /* recipe_norm.c */
     if (p->family == RECIPE_SCAN)

@@ -359,7 +359,13 @@ int recipe_pool_finish(recipe_plan *p, const recipe_tensor *x, strbuf *why)
     if (q->adaptive)
         q->ceil_known = true;
     /* the output the spec expects: the leading dims, then the pooled sizes */
-    bool ok = shapes_match;
+    if (p->output_free) { /* a stage whose output is what the pooling gives */
+        int64_t shape[RECIPE_MAX_DIMS];
+        for (int d = 0; d < x->ndim; d++)
+            shape[d] = d < lead ? x->shape[d] : q->out[3 - nsp + d - lead];
+        recipe_set_output_shape(p, x->ndim, shape, x->dtype);
+    }
+    bool ok = p->output.ndim == x->ndim;
     for (int d = 0; ok && d < x->ndim; d++)
         ok = p->output.shape[d] == (d < lead ? x->shape[d] : q->out[3 - nsp + d - lead]);
     if (!ok) {

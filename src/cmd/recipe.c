@@ -103,15 +103,15 @@ int cmd_recipe(int argc, char **argv)
         strbuf_release(&why);
         return EXIT_VERDICT;
     }
-    recipe_describe(&plan, &text);
-    fputs(text.buf, stdout);
     recipe_hw hw;
     recipe_hw_from_gpu(gpu, &hw);
+    recipe_params vars[64];
+    int nv = recipe_variants(&plan, &hw, vars, 64); /* first: a staged plan lists its stages' */
+    recipe_describe(&plan, &text);
+    fputs(text.buf, stdout);
     if (gpu)
         printf("gpu: %s (sm_%d, %d SMs, %d KB of shared memory a CTA)\n", gpu->name, hw.sm, hw.sms,
                hw.smem_per_block / 1024);
-    recipe_params vars[64];
-    int nv = recipe_variants(&plan, &hw, vars, 64);
     if (list) {
         for (int i = 0; i < nv; i++) {
             strbuf_reset(&text);

@@ -4,8 +4,9 @@
 # (docs/abi.md), two compilers at once (and the persistent held-chunk norm with the
 # CGR_HOLD_DIRECT lab option, a norm cluster of 16 CTAs, softmax's prefetching clusters,
 # LayerNorm's persistent held chunks and the CGR_SPLIT_REVERSE lab option); one reduction, one pointwise, two norm, one
-# tensor-core GEMM, one conv, one transposed conv and two pooling kernels also compile for sm_80 (the
-# SM80-class path). Norm and transposed-conv fixtures that repeat another one's kernel path are built only
+# tensor-core GEMM, one conv, one transposed conv, two pooling kernels and a staged plan (a conv,
+# then a pool) also compile for sm_80 (the SM80-class path). Staged plans: a conv and a pool, two
+# GEMMs, a conv and a norm. Norm and transposed-conv fixtures that repeat another one's kernel path are built only
 # with CUTEGEN_RECIPE_VARIANTS=all. GEMM fixtures: by default a sample of different
 # structure (each takes ~30 s). Needs nvcc and CUTLASS; skips, saying so,
 # without them. By default only variant 0 of each fixture is compiled (a few minutes);
@@ -59,8 +60,11 @@ for spec in "$SRC"/tests/data/recipe/*.json; do
   covered=$((covered + 1))
   n=$(grep -c '^variant ' "$TMP/plan")
   [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && n=1
-  # GEMM kernels take ~30 s each: by default only those of different structure
-  if [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && grep -q '^family: gemm' "$TMP/plan"; then
+  # GEMM kernels take ~30 s each: by default only those of different structure; staged
+  # plans (two kernels each, ~45 s) a convolution and a pool, two GEMMs
+  if [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && head -1 "$TMP/plan" | grep -q '^family: staged'; then
+    case " staged_l2_35_conv_maxpool staged_l2_45_two_gemms " in *" $name "*) ;; *) continue;; esac
+  elif [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && grep -q '^family: gemm' "$TMP/plan"; then
     case " $gemm_sample " in *" $name "*) ;; *) continue;; esac
   fi
   for k in $(seq 0 $((n - 1))); do
@@ -82,7 +86,8 @@ echo "80 $TMP/gen/chain_bcast.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/triplet_margin.sm80.cu -" >>"$jobs"
 echo "80 $TMP/gen/cumsum_masked.sm80.cu -" >>"$jobs"
 # the generator's own first choice for an A100 (`--gpu a100`: the SM80-class paths), for sm_80
-for f in groupnorm softmax; do
+# (a staged plan too: the norm's bulk-copy headers are hoisted out of their #if there)
+for f in groupnorm softmax staged_l2_35_conv_maxpool; do
   if ! "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$f.json" --gpu a100 --out "$TMP/gen/$f.a100.cu" \
        >/dev/null 2>"$TMP/err"; then
     echo "FAIL: generate $f for an A100"; cat "$TMP/err"; failures=$((failures + 1)); continue
@@ -125,6 +130,8 @@ extra triu_matmul_wgmma triu_matmul 'gemm wgmma'
 extra matmul_wgmma_raw3 matmul 'gemm wgmma' 's/^#define CGR_STAGES 3$/#define CGR_STAGES 2/' "CGR_RAW_STAGES 3"
 # two producer warpgroups (lab option, round 37 prepared)
 extra matmul_wgmma_2prod matmul 'gemm wgmma' "CGR_PRODUCERS 2"
+# a staged plan of a convolution and a norm (recipe_stage.c): the norm's template in a namespace
+extra staged_conv_instnorm conv/l2_17_Conv2d_InstanceNorm_Divide 'stage 0 variant 0, stage 1 variant 0'
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
 # bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant
 extra groupnorm_persist_direct groupnorm persistent "CGR_HOLD_DIRECT 1"

@@ -22,6 +22,7 @@
 #include "recipe_conv.h"
 #include "recipe_norm.h"
 #include "recipe_pool.h"
+#include "recipe_stage.h"
 #include "util.h"
 
 static char *fixture(const char *name)
@@ -79,7 +80,7 @@ static void test_expectations(void **state)
         int rc = recipe_recognise_file(fx, &p, &why);
         if (!strcmp(want, "pointwise") || !strcmp(want, "reduce") || !strcmp(want, "norm") ||
             !strcmp(want, "gemm") || !strcmp(want, "pool") || !strcmp(want, "rowloss") ||
-            !strcmp(want, "scan") || !strcmp(want, "conv")) {
+            !strcmp(want, "scan") || !strcmp(want, "conv") || !strcmp(want, "staged")) {
             if (rc != 0)
                 fail_msg("%s: expected %s, got '%s'", line, want, why.buf);
             assert_int_equal(p.family, !strcmp(want, "pointwise") ? RECIPE_POINTWISE
@@ -88,7 +89,8 @@ static void test_expectations(void **state)
                                        : !strcmp(want, "pool") ? RECIPE_POOL
                                        : !strcmp(want, "rowloss") ? RECIPE_ROWLOSS
                                        : !strcmp(want, "scan") ? RECIPE_SCAN
-                                       : !strcmp(want, "conv") ? RECIPE_CONV : RECIPE_GEMM);
+                                       : !strcmp(want, "conv") ? RECIPE_CONV
+                                       : !strcmp(want, "staged") ? RECIPE_STAGED : RECIPE_GEMM);
         } else {
             if (rc != 1 || !str_starts_with(why.buf, want))
                 fail_msg("%s: expected '%s...', got rc %d '%s'", line, want, rc, why.buf);
@@ -1063,11 +1065,11 @@ static void test_conv_recognition(void **state)
         { "l1_76_conv_standard_1D_dilated_strided__", "conv" },
         { "l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__", "conv" },
         { "l1_87_conv_pointwise_2D", "conv" },
-        { "l2_25_Conv2d_Min_Tanh_Tanh", "not covered: min after a convolution" },
-        { "l2_17_Conv2d_InstanceNorm_Divide", "not covered: operator 'InstanceNorm2d'" },
+        { "l2_25_Conv2d_Min_Tanh_Tanh", "staged" }, /* min after a convolution: two stages */
+        { "l2_17_Conv2d_InstanceNorm_Divide", "staged" },
         { "l1_82_conv_depthwise_2D_square_input_square_kernel", "conv" },
         { "l1_83_conv_depthwise_2D_square_input_asymmetric_kernel", "conv" },
-        { "l1_86_conv_depthwise_separable_2D", "not covered: more than one convolution" },
+        { "l1_86_conv_depthwise_separable_2D", "staged" }, /* two convolutions */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *path = xasprintf("%s/tests/data/recipe/conv/%s.json", cg_source_dir(), cases[i].name);
@@ -1075,9 +1077,10 @@ static void test_conv_recognition(void **state)
         recipe_plan_init(&p);
         strbuf why = STRBUF_INIT;
         int rc = recipe_recognise_file(path, &p, &why);
-        if (!strcmp(cases[i].want, "conv")) {
-            if (rc != 0 || p.family != RECIPE_CONV)
-                fail_msg("%s: expected conv, got rc %d '%s'", cases[i].name, rc, why.buf);
+        if (!strcmp(cases[i].want, "conv") || !strcmp(cases[i].want, "staged")) {
+            enum recipe_family want = !strcmp(cases[i].want, "conv") ? RECIPE_CONV : RECIPE_STAGED;
+            if (rc != 0 || p.family != want)
+                fail_msg("%s: expected %s, got rc %d '%s'", cases[i].name, cases[i].want, rc, why.buf);
         } else if (rc != 1 || !str_starts_with(why.buf, cases[i].want)) {
             fail_msg("%s: expected '%s...', got rc %d '%s'", cases[i].name, cases[i].want, rc, why.buf);
         }
@@ -2681,6 +2684,229 @@ static void test_pool_variants(void **state)
     recipe_plan_release(&p);
 }
 
+/* ------------------------------------------------------------------ staged plans */
+
+static void load_path(const char *rel, recipe_plan *p)
+{
+    char *path = xasprintf("%s/tests/data/recipe/%s.json", cg_source_dir(), rel);
+    strbuf why = STRBUF_INIT;
+    recipe_plan_init(p);
+    if (recipe_recognise_file(path, p, &why) != 0)
+        fail_msg("%s: %s", rel, why.buf);
+    strbuf_release(&why);
+    free(path);
+}
+
+/* Where each chain is cut (the latest cut leaving both stages covered), what each stage
+ * is, the intermediate's shape, and stage 1's inputs: the intermediate, then the task's. */
+static void test_staged_plans(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixture, *cut;
+        enum recipe_family f0, f1;
+        int ndim;
+        int64_t shape[5];
+    } cases[] = {
+        { "conv/l2_17_Conv2d_InstanceNorm_Divide", "conv", RECIPE_CONV, RECIPE_NORM, 4, { 128, 128, 126, 126 } },
+        /* cut after hardswish, not after conv: subtract and hardswish run once an element in
+         * the convolution's epilogue, not once a window element in the pool's prologue */
+        { "staged_l2_35_conv_maxpool", "hardswish", RECIPE_CONV, RECIPE_POOL, 4, { 128, 128, 126, 126 } },
+        { "staged_l2_45_two_gemms", "sigmoid", RECIPE_GEMM, RECIPE_GEMM, 2, { 16384, 4096 } },
+        { "conv/l2_25_Conv2d_Min_Tanh_Tanh", "conv", RECIPE_CONV, RECIPE_REDUCE, 4, { 128, 64, 254, 254 } },
+        { "conv/l1_86_conv_depthwise_separable_2D", "depthwise", RECIPE_CONV, RECIPE_CONV, 4, { 16, 64, 512, 512 } },
+        { "mm_chain", "mm", RECIPE_GEMM, RECIPE_GEMM, 2, { 64, 64 } },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        recipe_plan p;
+        load_path(cases[i].fixture, &p);
+        if (p.family != RECIPE_STAGED)
+            fail_msg("%s: family %d, not staged", cases[i].fixture, p.family);
+        const struct recipe_staged *st = p.staged;
+        if (strcmp(st->cut, cases[i].cut))
+            fail_msg("%s: cut after '%s', expected '%s'", cases[i].fixture, st->cut, cases[i].cut);
+        assert_int_equal(st->stage[0].family, cases[i].f0);
+        assert_int_equal(st->stage[1].family, cases[i].f1);
+        assert_int_equal(st->mid.ndim, cases[i].ndim);
+        int64_t stride = 1;
+        for (int d = cases[i].ndim - 1; d >= 0; d--) {
+            assert_int_equal(st->mid.shape[d], cases[i].shape[d]);
+            assert_int_equal(st->mid.stride[d], stride);
+            stride *= cases[i].shape[d];
+        }
+        assert_string_equal(st->mid.dtype, "float32");
+        /* stage 0 reads the task's inputs and writes the intermediate; stage 1 reads
+         * [intermediate, task inputs...] and writes the task's output */
+        assert_int_equal(st->stage[0].n_inputs, p.n_inputs);
+        assert_int_equal(st->stage[1].n_inputs, p.n_inputs + 1);
+        assert_string_equal(st->stage[1].inputs[0].name, cases[i].cut);
+        for (int k = 0; k < p.n_inputs; k++) {
+            assert_string_equal(st->stage[0].inputs[k].name, p.inputs[k].name);
+            assert_string_equal(st->stage[1].inputs[k + 1].name, p.inputs[k].name);
+        }
+        assert_int_equal(st->stage[0].output.ndim, cases[i].ndim);
+        assert_int_equal(st->stage[1].output.ndim, p.output.ndim);
+        for (int d = 0; d < p.output.ndim; d++)
+            assert_int_equal(st->stage[1].output.shape[d], p.output.shape[d]);
+        recipe_plan_release(&p);
+    }
+}
+
+/* The composite's variants pair the stages' (both firsts first, then each stage's next
+ * alternately), and every one generates one file: both stages in their namespaces with
+ * their entry points renamed, their macros undefined after them, one cg_forward. */
+static void test_staged_variants_generate(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    load_path("staged_l2_35_conv_maxpool", &p);
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    const struct recipe_staged *st = p.staged;
+    assert_true(st->have_vars && st->n_vars[0] >= 2 && st->n_vars[1] >= 2);
+    assert_int_equal(n, RECIPE_MAX_VARIANTS);
+    static const int want[][2] = { { 0, 0 }, { 1, 0 }, { 0, 1 }, { 2, 0 }, { 0, 2 } };
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(v[i].staged, 1);
+        assert_int_equal(v[i].stage_v[0], want[i][0]);
+        assert_int_equal(v[i].stage_v[1], want[i][1]);
+    }
+    for (int i = 0; i < n; i++) {
+        strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+        if (recipe_generate(&p, &v[i], recipe_dir(), &cu, &err))
+            fail_msg("variant %d: %s", i, err.buf);
+        const char *s0 = strstr(cu.buf, "namespace cgr_stage0 {"), *s1 = strstr(cu.buf, "namespace cgr_stage1 {");
+        assert_non_null(s0);
+        assert_non_null(s1);
+        assert_true(s0 < s1);
+        assert_null(strstr(cu.buf, "\n// recipe:params"));
+        /* exactly one exported cg_forward and cg_workspace_bytes: the composite's, at the end */
+        const char *fwd = strstr(cu.buf, "CG_EXPORT int cg_forward(");
+        assert_non_null(fwd);
+        assert_true(fwd > s1);
+        assert_null(strstr(fwd + 1, "CG_EXPORT int cg_forward("));
+        const char *wsb = strstr(cu.buf, "CG_EXPORT size_t cg_workspace_bytes(");
+        assert_non_null(wsb);
+        assert_null(strstr(wsb + 1, "CG_EXPORT size_t cg_workspace_bytes("));
+        /* stage 0's macros do not reach stage 1: undefined between them */
+        const char *undef = strstr(s0, "#undef CGR_GENERATED");
+        assert_non_null(undef);
+        assert_true(undef < s1);
+        assert_non_null(strstr(cu.buf, "static int stage_forward("));
+        /* the pool template has no workspace: one returning 0 is added */
+        assert_non_null(strstr(s1, "static size_t stage_workspace_bytes(const cg_tensor *, int) { return 0; }"));
+        strbuf_release(&cu);
+        strbuf_release(&err);
+    }
+    recipe_plan_release(&p);
+}
+
+/* The text transformations on their own. */
+static void test_staged_text(void **state)
+{
+    (void)state;
+    const char *src = "#include <cutegen/abi.h>\n"
+                      "  #  include \"x.h\"\n"
+                      "#define CGR_A 1\n"
+                      "# define CGR_B(x) (x)\n"
+                      "#define CGR_A 2\n"
+                      "#defined_not\n"
+                      "#ifndef CGR_C\n"
+                      "CG_EXPORT int cg_forward(int a) { return my_cg_forward(a) + cg_forward_x; }\n"
+                      "int z = cg_forward(1);\n";
+    strbuf out = STRBUF_INIT;
+    recipe_stage_includes(src, &out);
+    assert_string_equal(out.buf, "#include <cutegen/abi.h>\n  #  include \"x.h\"\n");
+    strbuf_reset(&out);
+    recipe_stage_undefs(src, &out);
+    assert_string_equal(out.buf, "#undef CGR_A\n#undef CGR_B\n");
+    strbuf_reset(&out);
+    recipe_stage_body(src, &out);
+    assert_non_null(strstr(out.buf, "static int stage_forward(int a) { return my_cg_forward(a) + cg_forward_x; }\n"));
+    assert_non_null(strstr(out.buf, "int z = stage_forward(1);\n"));
+    assert_non_null(strstr(out.buf, "static size_t stage_workspace_bytes(const cg_tensor *, int) { return 0; }"));
+    strbuf_reset(&out);
+    recipe_stage_body("CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n) { return 8; }\n", &out);
+    assert_string_equal(out.buf, "static size_t stage_workspace_bytes(const cg_tensor *in, int n) { return 8; }\n");
+    strbuf_release(&out);
+}
+
+/* Chains of more stages: level 2 #10 (ConvTranspose2d, MaxPool + hardtanh, mean + tanh)
+ * in three, each intermediate the shape its stage gives; level 2 #44 (two means over
+ * [2, 3] keepdim after the convolution): the first mean's stage is the reduction, its
+ * intermediate [16, 128, 1, 1], not a norm writing the mean broadcast back to the input's
+ * shape (which a following sum would count 65536 times). */
+static void test_staged_chains(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    load_path("staged_l2_10_three_stages", &p);
+    const struct recipe_staged *a = p.staged;
+    assert_string_equal(a->cut, "conv_transpose");
+    assert_int_equal(a->stage[0].family, RECIPE_CONV);
+    assert_int_equal(a->stage[1].family, RECIPE_STAGED);
+    const struct recipe_staged *b = a->stage[1].staged;
+    assert_string_equal(b->cut, "hardtanh");
+    assert_int_equal(b->stage[0].family, RECIPE_POOL);
+    assert_int_equal(b->stage[1].family, RECIPE_REDUCE);
+    static const int64_t mid_b[] = { 128, 64, 128, 128 };
+    assert_int_equal(b->mid.ndim, 4);
+    for (int d = 0; d < 4; d++)
+        assert_int_equal(b->mid.shape[d], mid_b[d]);
+    /* the inner stage 1 reads [its intermediate, the outer one, the task's inputs...] */
+    assert_int_equal(b->stage[1].n_inputs, p.n_inputs + 2);
+    assert_string_equal(b->stage[1].inputs[0].name, "hardtanh");
+    assert_string_equal(b->stage[1].inputs[1].name, "conv_transpose");
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 2);
+    strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+    if (recipe_generate(&p, &v[0], recipe_dir(), &cu, &err))
+        fail_msg("%s", err.buf);
+    /* the inner composite's entry points renamed inside the outer stage 1 */
+    const char *s1 = strstr(cu.buf, "namespace cgr_stage1 {");
+    assert_non_null(s1);
+    assert_non_null(strstr(s1, "namespace cgr_stage0 {"));
+    const char *fwd = strstr(cu.buf, "CG_EXPORT int cg_forward(");
+    assert_non_null(fwd);
+    assert_null(strstr(fwd + 1, "CG_EXPORT int cg_forward("));
+    strbuf_release(&cu);
+    strbuf_release(&err);
+    recipe_plan_release(&p);
+
+    load_path("staged_l2_44_mean_of_mean", &p);
+    a = p.staged;
+    assert_int_equal(a->stage[1].family, RECIPE_STAGED);
+    b = a->stage[1].staged;
+    assert_int_equal(b->stage[0].family, RECIPE_REDUCE);
+    static const int64_t mid_44[] = { 16, 128, 1, 1 };
+    assert_int_equal(b->mid.ndim, 4);
+    for (int d = 0; d < 4; d++)
+        assert_int_equal(b->mid.shape[d], mid_44[d]);
+    recipe_plan_release(&p);
+}
+
+/* Chains no cut covers say what the first cut after the product lacked. */
+static void test_staged_not_covered(void **state)
+{
+    (void)state;
+    char *path = fixture("staged_l2_43_not_covered");
+    recipe_plan p;
+    recipe_plan_init(&p);
+    strbuf why = STRBUF_INIT;
+    assert_int_equal(recipe_recognise_file(path, &p, &why), 1);
+    assert_non_null(strstr(why.buf, "in two stages cut after 'conv', the second stage is not covered: operator 'torch.logsumexp'"));
+    assert_int_equal(p.family, RECIPE_NONE);
+    assert_null(p.staged);
+    strbuf_release(&why);
+    recipe_plan_release(&p);
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2697,6 +2923,11 @@ int main(void)
         cmocka_unit_test(test_gemm_variants),
         cmocka_unit_test(test_gemm_wgmma),
         cmocka_unit_test(test_conv_recognition),
+        cmocka_unit_test(test_staged_plans),
+        cmocka_unit_test(test_staged_variants_generate),
+        cmocka_unit_test(test_staged_text),
+        cmocka_unit_test(test_staged_chains),
+        cmocka_unit_test(test_staged_not_covered),
         cmocka_unit_test(test_conv_plans),
         cmocka_unit_test(test_conv_index_math),
         cmocka_unit_test(test_conv_variants_generate),
