@@ -1,5 +1,6 @@
 // recipes/reduce.cu: a reduction over one dimension (sum, mean, max, min, prod, argmax,
-// argmin) or a normalisation along it (softmax, log-softmax).
+// argmin, logsumexp) or a normalisation along it (softmax, log-softmax). Logsumexp keeps
+// softmax's running (max, sum) pair and writes max + log(sum).
 //
 // The reduced operand (an input, or a pointwise prologue of same-shaped inputs) is
 // viewed as (OUTER, R, INNER), contiguous, with R the reduced dimension:
@@ -56,7 +57,7 @@ namespace cgr_red {
 
 using T = CGR_T;
 using OutT = CGR_OUT_T;
-enum Red { SUM = 0, MEAN, MAX, MIN, PROD, ARGMAX, ARGMIN, SOFTMAX, LOGSOFTMAX };
+enum Red { SUM = 0, MEAN, MAX, MIN, PROD, ARGMAX, ARGMIN, SOFTMAX, LOGSOFTMAX, LOGSUMEXP };
 constexpr int kRed = CGR_RED;
 constexpr int64_t kOuter = CGR_OUTER, kR = CGR_R, kInner = CGR_INNER;
 constexpr int kThreads = CGR_THREADS;
@@ -67,6 +68,8 @@ constexpr int kCache = CGR_CACHE;
 constexpr int kVec = 16 / int(sizeof(T));
 constexpr int kNin = CGR_NIN;
 constexpr bool kSoftmax = kRed == SOFTMAX || kRed == LOGSOFTMAX;
+// the running max and sum of exp(x - max) (softmax's statistics; logsumexp reduces to them)
+constexpr bool kOnline = kSoftmax || kRed == LOGSUMEXP;
 constexpr bool kArg = kRed == ARGMAX || kRed == ARGMIN;
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "threads per CTA");
 static_assert(CGR_INNER != 1 || (CGR_ROW_THREADS % 32 == 0 && kThreads % CGR_ROW_THREADS == 0),
@@ -148,7 +151,7 @@ __device__ __forceinline__ void acc_add(Acc &a, float x, int64_t idx)
         a.v += x;
     } else if constexpr (kRed == PROD) {
         a.v *= x;
-    } else if constexpr (kSoftmax) {
+    } else if constexpr (kOnline) {
         if (x > a.v) {
             a.s = a.s * expf(a.v - x) + 1.f;  // exp(-inf) = 0 on the first element
             a.v = x;
@@ -171,7 +174,7 @@ __device__ __forceinline__ Acc acc_combine(Acc a, const Acc &b)
         a.v += b.v;
     } else if constexpr (kRed == PROD) {
         a.v *= b.v;
-    } else if constexpr (kSoftmax) {
+    } else if constexpr (kOnline) {
         const float m = fmaxf(a.v, b.v);
         const float sa = a.v == -INFINITY ? (a.s != a.s ? a.s : 0.f) : a.s * expf(a.v - m);
         const float sb = b.v == -INFINITY ? (b.s != b.s ? b.s : 0.f) : b.s * expf(b.v - m);
@@ -223,7 +226,9 @@ __device__ __forceinline__ void store_result(OutT *p, const Acc &a)
     if constexpr (kArg) {
         *p = OutT(a.i);
     } else {
-        const float r = kRed == MEAN ? a.v / float(kR) : a.v;
+        float r = kRed == MEAN ? a.v / float(kR) : a.v;
+        if constexpr (kRed == LOGSUMEXP) /* max + log(sum exp(x - max)); all -inf: -inf; NaN: NaN */
+            r = a.v == -INFINITY ? (a.s != a.s ? a.s : -INFINITY) : a.v + logf(a.s);
         *p = cgr::from_f<OutT>(cgr_epi(r));
     }
 }

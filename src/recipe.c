@@ -523,7 +523,7 @@ static int reduction(struct walk *w, const char *name, const json_t *node, const
         return -2;
     if (!strcmp(name, "cumsum") || !strcmp(name, "cumprod"))
         return scan(w, name, node, x, out);
-    if (!strcmp(name, "logsumexp") && w->p->family == RECIPE_GEMM) {
+    if (!strcmp(name, "logsumexp")) { /* a GEMM's row reduction, or REDUCE (reduce.cu's LOGSUMEXP) */
         if (dim_arg(w, node, 1, &dim, &given))
             return 1;
         if (!given)
@@ -658,10 +658,69 @@ static int unsqueeze_input(struct walk *w, const json_t *da, const struct value 
 
 /* The views a scan is written with: flip, narrow, select, unsqueeze (of a selected
  * column), zeros_like, size. -2 when name is none of them. */
+/* x.view(...) / x.reshape(...) of an input that only inserts size-1 dims
+ * (bias.view(1, -1, 1, 1)): the input read unsqueezed there. -2 for any other view. */
+static int view_input(struct walk *w, const json_t *node, const struct value *x, struct value *out)
+{
+    recipe_plan *p = w->p;
+    if (x->kind != V_EXPR || p->nodes[x->node].op != RX_INPUT || p->nodes[x->node].unsq || !plain_layout(x))
+        return -2;
+    const recipe_tensor *t = &p->inputs[p->nodes[x->node].input];
+    const json_t *args = json_object_get(node, "args");
+    size_t na = json_array_size(args);
+    const json_t *list = args;
+    size_t first = 1;
+    if (na == 2 && json_is_array(json_array_get(args, 1))) { /* x.view((1, -1, 1)) */
+        list = json_array_get(args, 1);
+        first = 0;
+    }
+    int nd = (int)(json_array_size(list) - first), minus = -1;
+    if (nd < 1 || nd > RECIPE_MAX_DIMS || json_object_size(json_object_get(node, "kwargs")))
+        return -2;
+    int64_t want[RECIPE_MAX_DIMS], known = 1, n = 1;
+    for (int d = 0; d < t->ndim; d++)
+        n *= t->shape[d];
+    for (int d = 0; d < nd; d++) {
+        const json_t *v = json_array_get(list, first + (size_t)d);
+        if (!json_is_integer(v))
+            return -2;
+        want[d] = json_integer_value(v);
+        if (want[d] == -1 && minus < 0)
+            minus = d;
+        else if (want[d] < 1)
+            return -2;
+        else
+            known *= want[d];
+    }
+    if (minus >= 0) {
+        if (known == 0 || n % known)
+            return -2;
+        want[minus] = n / known;
+    }
+    unsigned mask = 0;
+    int i = 0;
+    for (int d = 0; d < nd; d++) {
+        if (i < t->ndim && want[d] == t->shape[i])
+            i++;
+        else if (want[d] == 1)
+            mask |= 1u << d;
+        else
+            return -2;
+    }
+    if (i != t->ndim)
+        return -2;
+    input_value(w, p->nodes[x->node].input, out);
+    p->nodes[out->node].unsq = mask;
+    return 0;
+}
+
 static int layout_op(struct walk *w, const char *name, const json_t *node, const struct value *x, struct value *out)
 {
     if (!strcmp(name, "size"))
         return size_op(w, node, x, out);
+    if ((!strcmp(name, "view") || !strcmp(name, "reshape")) && w->p->family != RECIPE_GEMM &&
+        w->p->family != RECIPE_CONV)
+        return view_input(w, node, x, out);
     bool flip = !strcmp(name, "flip"), narrow = !strcmp(name, "narrow"), select = !strcmp(name, "select"),
          unsq = !strcmp(name, "unsqueeze"), zeros = !strcmp(name, "zeros_like");
     if (!flip && !narrow && !select && !unsq && !zeros)

@@ -28,7 +28,7 @@
  *  - SCAN: cumsum and cumprod along one dim, inclusive, exclusive or reversed (written
  *    with flip, narrow and cat as PyTorch users do), with a pointwise prologue of
  *    same-shaped inputs of any dtype (a bool mask) and an epilogue that may read them.
- *  - STAGED (src/recipe_stage.c): what no one family covers, as a chain of 2-4 plans of
+ *  - STAGED (src/recipe_stage.c): what no one family covers, as a chain of 2-5 plans of
  *    the families above (a convolution with its pointwise epilogue, then a pool, a norm,
  *    a reduction, softmax, another convolution...), each writing its intermediate into
  *    the workspace for the next, in one candidate file.

@@ -210,7 +210,7 @@ static bool dag_reads(const recipe_plan *p, int n, const recipe_tensor *t)
     if (n < 0)
         return false;
     const rx_node *x = &p->nodes[n];
-    if (x->op == RX_INPUT && !x->unsq && same_dims(&p->inputs[x->input], t))
+    if (x->op == RX_INPUT && x->input < p->n_inputs && !x->unsq && same_dims(&p->inputs[x->input], t))
         return true;
     return dag_reads(p, x->a, t) || dag_reads(p, x->b, t);
 }
@@ -249,12 +249,18 @@ static int recognise_stage0(const json_t *spec, const json_t *graph, size_t c, c
     int rc = 1;
     for (int attempt = product ? 1 : 0; attempt < 2 && rc; attempt++) {
         bool free_shape = attempt == 0;
-        json_t *s0 = stage0_spec(spec, graph, c, mid, free_shape);
+        recipe_tensor want = *mid;
+        if (free_shape)
+            want.ndim = 0; /* nothing a family could take as the shape */
+        json_t *s0 = stage0_spec(spec, graph, c, &want, free_shape);
         recipe_plan_release(plan);
         rc = recipe_recognise_single(s0, plan, free_shape ? &other : why);
         json_decref(s0);
-        if (rc == 0 && plan->output_free)
-            rc = 1; /* a family that does not say its shape */
+        /* only these say their shape (a norm re-reads the spec and would keep the one given) */
+        if (rc == 0 && free_shape &&
+            (plan->output_free || (plan->family != RECIPE_REDUCE && plan->family != RECIPE_POOL &&
+                                   plan->family != RECIPE_SCAN)))
+            rc = 1;
         if (rc == 0 && !free_shape && !product && !reads_tensor_of(plan, mid)) {
             strbuf_reset(why);
             strbuf_adds(why, "not covered: a stage whose output does not read a tensor of its shape");
@@ -266,6 +272,27 @@ static int recognise_stage0(const json_t *spec, const json_t *graph, size_t c, c
             strbuf_adds(why, "not covered: an intermediate that is not a float32 tensor");
             rc = 1;
         }
+    }
+    /* a GEMM whose rows are reduced (sum, max, logsumexp over the product's last dim):
+     * the cut's value is the reduced one, not the product broadcast back over its rows */
+    if (rc == 0 && plan->family == RECIPE_GEMM && plan->root >= 0 && plan->red != RED_SOFTMAX &&
+        plan->red != RED_LOGSOFTMAX && plan->red != RED_GROUPNORM) {
+        recipe_tensor red = *mid;
+        if (plan->keepdim)
+            red.shape[red.ndim - 1] = 1;
+        else
+            red.ndim--;
+        contiguous_mid(&red, cut);
+        json_t *s0 = stage0_spec(spec, graph, c, &red, false);
+        rc = recipe_recognise_single(s0, plan, why);
+        json_decref(s0);
+        if (rc == 0 && (red.ndim < 1 || plan->gemm.bcast_w > 0)) {
+            strbuf_reset(why);
+            strbuf_adds(why, "not covered: a reduced product's value broadcast back");
+            rc = 1;
+        }
+        if (rc == 0)
+            *mid = red;
     }
     if (rc && !product && !why->len)
         strbuf_adds(why, other.buf);
@@ -377,7 +404,7 @@ static int chain(const json_t *spec, recipe_plan *p, int max_stages, strbuf *fir
 }
 
 /* At most this many stages: each more is another round trip of an intermediate. */
-#define MAX_STAGES 4
+#define MAX_STAGES 5
 
 int recipe_staged_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
 {

@@ -8,7 +8,7 @@
  * pointwise, and the norm or pool needs a neighbourhood of its output. It is cut after
  * one fx node (the cut) into two task specs: stage 0 computes the graph up to the cut,
  * stage 1 the rest, with the cut's value as a new first input. Both are recognised by
- * the ordinary families; stage 1 may itself be cut again (a chain of up to 4 stages:
+ * the ordinary families; stage 1 may itself be cut again (a chain of up to 5 stages:
  * conv | MaxPool + hardtanh | mean + tanh). The candidate file holds every generated
  * kernel, each stage inside its own namespace, and a cg_forward that runs stage 0 into
  * the workspace and stage 1 from it. Each intermediate makes one round trip through

@@ -96,11 +96,13 @@ int cmd_recipe(int argc, char **argv)
     if (rc < 0) {
         error("%s", why.buf);
         strbuf_release(&why);
+        recipe_plan_release(&plan);
         return EXIT_BAD_TASK;
     }
     if (rc > 0) {
         printf("%s\n", why.buf);
         strbuf_release(&why);
+        recipe_plan_release(&plan);
         return EXIT_VERDICT;
     }
     recipe_hw hw;
