@@ -103,7 +103,7 @@ static bool known_module(const char *mod, size_t len)
 
 /* ================================================================== walking the graph */
 
-enum val_kind { V_NONE = 0, V_EXPR, V_CONST, V_PAIR };
+enum val_kind { V_NONE = 0, V_EXPR, V_CONST, V_PAIR, V_DEVICE /* x.device: only torch.tensor(c, device=) takes it */ };
 
 struct value {
     char name[96];
@@ -256,6 +256,8 @@ static int make_op(struct walk *w, enum rx_op op, const struct value *a, const s
 {
     if (a->kind == V_PAIR || (b && b->kind == V_PAIR))
         return not_covered(w, "%s of the (values, indices) pair itself", what);
+    if (a->kind == V_DEVICE || (b && b->kind == V_DEVICE))
+        return not_covered(w, "%s of a tensor's device", what);
     if (a->kind == V_CONST && a->is_none)
         return not_covered(w, "%s of None", what);
     if (a->slab || (b && b->slab))
@@ -658,6 +660,44 @@ static int unsqueeze_input(struct walk *w, const json_t *da, const struct value 
 
 /* The views a scan is written with: flip, narrow, select, unsqueeze (of a selected
  * column), zeros_like, size. -2 when name is none of them. */
+static int64_t numel(const recipe_tensor *t);
+
+int recipe_view_args(const json_t *node, int64_t n_elems, int64_t *shape, int *ndim)
+{
+    const json_t *args = json_object_get(node, "args");
+    size_t na = json_array_size(args), first = 1;
+    const json_t *list = args;
+    if (na == 2 && json_is_array(json_array_get(args, 1))) { /* x.view((1, -1, 1)) */
+        list = json_array_get(args, 1);
+        first = 0;
+    }
+    int nd = (int)(json_array_size(list) - first), minus = -1;
+    if (nd < 1 || nd > RECIPE_MAX_DIMS || json_object_size(json_object_get(node, "kwargs")))
+        return 1;
+    int64_t known = 1;
+    for (int d = 0; d < nd; d++) {
+        const json_t *v = json_array_get(list, first + (size_t)d);
+        if (!json_is_integer(v))
+            return 1;
+        shape[d] = json_integer_value(v);
+        if (shape[d] == -1 && minus < 0)
+            minus = d;
+        else if (shape[d] < 0)
+            return 1;
+        else
+            known *= shape[d];
+    }
+    if (minus >= 0) {
+        if (known == 0 || n_elems % known)
+            return 1;
+        shape[minus] = n_elems / known;
+    } else if (known != n_elems) {
+        return 1;
+    }
+    *ndim = nd;
+    return 0;
+}
+
 /* x.view(...) / x.reshape(...) of an input that only inserts size-1 dims
  * (bias.view(1, -1, 1, 1)): the input read unsqueezed there. -2 for any other view. */
 static int view_input(struct walk *w, const json_t *node, const struct value *x, struct value *out)
@@ -666,37 +706,10 @@ static int view_input(struct walk *w, const json_t *node, const struct value *x,
     if (x->kind != V_EXPR || p->nodes[x->node].op != RX_INPUT || p->nodes[x->node].unsq || !plain_layout(x))
         return -2;
     const recipe_tensor *t = &p->inputs[p->nodes[x->node].input];
-    const json_t *args = json_object_get(node, "args");
-    size_t na = json_array_size(args);
-    const json_t *list = args;
-    size_t first = 1;
-    if (na == 2 && json_is_array(json_array_get(args, 1))) { /* x.view((1, -1, 1)) */
-        list = json_array_get(args, 1);
-        first = 0;
-    }
-    int nd = (int)(json_array_size(list) - first), minus = -1;
-    if (nd < 1 || nd > RECIPE_MAX_DIMS || json_object_size(json_object_get(node, "kwargs")))
+    int64_t want[RECIPE_MAX_DIMS];
+    int nd;
+    if (recipe_view_args(node, numel(t), want, &nd))
         return -2;
-    int64_t want[RECIPE_MAX_DIMS], known = 1, n = 1;
-    for (int d = 0; d < t->ndim; d++)
-        n *= t->shape[d];
-    for (int d = 0; d < nd; d++) {
-        const json_t *v = json_array_get(list, first + (size_t)d);
-        if (!json_is_integer(v))
-            return -2;
-        want[d] = json_integer_value(v);
-        if (want[d] == -1 && minus < 0)
-            minus = d;
-        else if (want[d] < 1)
-            return -2;
-        else
-            known *= want[d];
-    }
-    if (minus >= 0) {
-        if (known == 0 || n % known)
-            return -2;
-        want[minus] = n / known;
-    }
     unsigned mask = 0;
     int i = 0;
     for (int d = 0; d < nd; d++) {
@@ -1251,6 +1264,26 @@ static int pair_reduction(struct walk *w, bool idx, struct value *out)
     return set_reduction(w, r, w->pair_operand, w->pair_dim, w->pair_keepdim, out);
 }
 
+/* torch.tensor(c) or torch.tensor(c, device=x.device) of a number: a 0-dim tensor that
+ * broadcasts as the constant does (torch.min(x, torch.tensor(0.0, device=x.device))). */
+static int scalar_tensor(struct walk *w, const json_t *node, struct value *out)
+{
+    const json_t *c = arg_at(node, 0, "data"), *kw = json_object_get(node, "kwargs");
+    if (n_args(node) != 1 || !(json_is_integer(c) || json_is_real(c)))
+        return not_covered(w, "%s", "torch.tensor of something other than one number");
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)kw, key, v) {
+        if (strcmp(key, "device") && !(!strcmp(key, "dtype") && json_is_string(v) &&
+                                       !strcmp(json_string_value(v), "torch.float32")))
+            return not_covered(w, "torch.tensor with '%s'", key);
+    }
+    memset(out, 0, sizeof *out);
+    out->kind = V_CONST;
+    out->num = json_number_value(c);
+    return 0;
+}
+
 static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *result)
 {
     recipe_plan *p = w->p;
@@ -1321,7 +1354,12 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
             if (!fname)
                 return not_covered(w, "module call '%s' without its class name", target);
         }
-        if (!strcmp(fname, "getitem") || !strcmp(fname, "getattr")) {
+        const json_t *a1 = arg_at(node, 1, NULL);
+        if (!is_module && !strcmp(fname, "getattr") && json_is_string(a1) && !strcmp(json_string_value(a1), "device")) {
+            out.kind = V_DEVICE; /* x.device, for torch.tensor(c, device=x.device) */
+        } else if (!is_module && !strcmp(fname, "tensor")) {
+            rc = scalar_tensor(w, node, &out);
+        } else if (!strcmp(fname, "getitem") || !strcmp(fname, "getattr")) {
             /* torch.max/min(x, dim)'s pair: [0] or .values, [1] or .indices */
             struct value v;
             if (arg_value(w, arg_at(node, 0, NULL), &v, fname))

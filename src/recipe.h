@@ -258,6 +258,11 @@ int recipe_recognise_file(const char *path, recipe_plan *plan, strbuf *why);
  * family recognisers. */
 int recipe_read_tensor(const json_t *t, recipe_tensor *out, strbuf *why);
 
+/* The shape x.view(...) / x.reshape(...) asks for (varargs or one tuple, one -1 inferred)
+ * of a tensor of numel elements: 0 with shape[0..*ndim), 1 when the node's arguments are
+ * not constant sizes of that many elements. Shared by the family recognisers. */
+int recipe_view_args(const json_t *node, int64_t n_elems, int64_t *shape, int *ndim);
+
 /* A free output (plan->output_free) given the shape and dtype the family computes
  * (contiguous); clears output_free. */
 void recipe_set_output_shape(recipe_plan *p, int ndim, const int64_t *shape, const char *dtype);

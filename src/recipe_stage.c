@@ -307,6 +307,125 @@ static int recognise_stage0(const json_t *spec, const json_t *graph, size_t c, c
 
 static int chain(const json_t *spec, recipe_plan *p, int max_stages, strbuf *first);
 
+static int norm_dim(int64_t d, int nd)
+{
+    return d < 0 ? (int)(d + nd) : (int)d;
+}
+
+/* The shape of x.squeeze/unsqueeze/view/reshape/flatten(...) (also torch.* forms) of a
+ * contiguous x of shape in: 0 with *out, 1 when node is no such view. */
+static int view_shape(const json_t *node, const recipe_tensor *in, recipe_tensor *out)
+{
+    const char *op = node_str(node, "op"), *target = node_str(node, "target");
+    if (strcmp(op, "call_method") && strcmp(op, "call_function"))
+        return 1;
+    const char *fn = strrchr(target, '.');
+    fn = fn ? fn + 1 : target;
+    const json_t *args = json_object_get(node, "args"), *kw = json_object_get(node, "kwargs");
+    size_t na = json_array_size(args);
+    int nd = in->ndim, k = 0;
+    int64_t numel = 1;
+    for (int d = 0; d < nd; d++)
+        numel *= in->shape[d];
+    *out = *in;
+    if (!strcmp(fn, "squeeze")) {
+        const json_t *a = na > 1 ? json_array_get(args, 1) : json_object_get(kw, "dim");
+        bool drop[RECIPE_MAX_DIMS] = { false };
+        if (!a) {
+            for (int d = 0; d < nd; d++)
+                drop[d] = in->shape[d] == 1;
+        } else if (json_is_integer(a)) {
+            int d = norm_dim(json_integer_value(a), nd);
+            if (d < 0 || d >= nd)
+                return 1;
+            drop[d] = in->shape[d] == 1;
+        } else {
+            return 1;
+        }
+        for (int d = 0; d < nd; d++)
+            if (!drop[d])
+                out->shape[k++] = in->shape[d];
+        out->ndim = k;
+    } else if (!strcmp(fn, "unsqueeze")) {
+        const json_t *a = na > 1 ? json_array_get(args, 1) : json_object_get(kw, "dim");
+        int d = json_is_integer(a) ? norm_dim(json_integer_value(a), nd + 1) : -1;
+        if (d < 0 || d > nd || nd + 1 > RECIPE_MAX_DIMS)
+            return 1;
+        for (int e = 0, j = 0; e < nd + 1; e++)
+            out->shape[e] = e == d ? 1 : in->shape[j++];
+        out->ndim = nd + 1;
+    } else if (!strcmp(fn, "view") || !strcmp(fn, "reshape")) {
+        if (recipe_view_args(node, numel, out->shape, &out->ndim))
+            return 1;
+    } else if (!strcmp(fn, "flatten")) {
+        const json_t *a = na > 1 ? json_array_get(args, 1) : json_object_get(kw, "start_dim");
+        const json_t *b = na > 2 ? json_array_get(args, 2) : json_object_get(kw, "end_dim");
+        int s0 = a ? norm_dim(json_integer_value(a), nd) : 0, s1 = b ? norm_dim(json_integer_value(b), nd) : nd - 1;
+        if ((a && !json_is_integer(a)) || (b && !json_is_integer(b)) || s0 < 0 || s1 >= nd || s0 > s1)
+            return 1;
+        for (int d = 0; d < nd; d++) {
+            if (d <= s0 || d > s1)
+                out->shape[k++] = in->shape[d];
+            else
+                out->shape[k - 1] *= in->shape[d];
+        }
+        out->ndim = k;
+    } else {
+        return 1;
+    }
+    int64_t m = 1;
+    for (int d = 0; d < out->ndim; d++)
+        m *= out->shape[d];
+    if (m != numel || out->ndim < 1)
+        return 1;
+    contiguous_mid(out, node_str(node, "name"));
+    return 0;
+}
+
+/* How many nodes after `after` read the value called name. */
+static int readers(const json_t *graph, size_t after, const char *name)
+{
+    json_t *set = json_object();
+    json_object_set_new(set, name, json_true());
+    int n = 0;
+    for (size_t i = after + 1; i < json_array_size(graph); i++) {
+        const json_t *node = json_array_get(graph, i);
+        n += refers_to(json_object_get(node, "args"), set) || refers_to(json_object_get(node, "kwargs"), set);
+    }
+    json_decref(set);
+    return n;
+}
+
+/* Views of the cut's value right after it (squeeze, unsqueeze, view, reshape, flatten;
+ * each the only reader of the value before it) cost nothing: the intermediate is
+ * contiguous, so the next stage reads it with the viewed shape. *view gets that shape
+ * and the last view's name, *last its node; *to_output whether the output is that view
+ * (then no next stage: the last stage writes the output, viewed). */
+static void absorb_views(const json_t *graph, size_t c, recipe_tensor *view, size_t *last, bool *to_output)
+{
+    size_t n = json_array_size(graph);
+    *last = c;
+    *to_output = false;
+    for (size_t j = c + 1; j < n; j++) {
+        const json_t *node = json_array_get(graph, j);
+        const json_t *a0 = json_array_get(json_object_get(node, "args"), 0);
+        if (!strcmp(node_str(node, "op"), "output")) {
+            if (json_is_array(a0) && json_array_size(a0) == 1)
+                a0 = json_array_get(a0, 0);
+            const char *r = json_string_value(a0);
+            *to_output = *last > c && r && r[0] == '%' && !strcmp(r + 1, view->name);
+            return;
+        }
+        const char *r = json_string_value(a0);
+        recipe_tensor v;
+        if (!r || r[0] != '%' || strcmp(r + 1, view->name) || readers(graph, *last, view->name) != 1 ||
+            view_shape(node, view, &v))
+            return;
+        *view = v;
+        *last = j;
+    }
+}
+
 /* Tries the cut after node c with the rest in at most `rest` stages: 0 with both
  * recognised into st, 1 not (why0 says why stage 0 was not covered, else why1 why the
  * rest was not). */
@@ -319,18 +438,36 @@ static int try_cut(const json_t *spec, const json_t *graph, size_t c, const reci
     if (recognise_stage0(spec, graph, c, base, &st->stage[0], &mid, why0))
         return 1;
     strbuf_reset(why0);
-    json_t *s1 = stage1_spec(spec, graph, c, &mid);
+    recipe_tensor view = mid;
+    size_t last;
+    bool to_output;
+    absorb_views(graph, c, &view, &last, &to_output);
     recipe_plan_release(&st->stage[1]);
-    int rc = recipe_recognise_single(s1, &st->stage[1], why1);
-    if (rc == 1 && rest > 1) {
-        strbuf ignored = STRBUF_INIT;
-        rc = chain(s1, &st->stage[1], rest, &ignored);
-        strbuf_release(&ignored);
+    int rc = 0;
+    if (to_output) { /* the output is a view of the cut's value: stage 0 writes it */
+        const recipe_tensor *o = &base->output;
+        bool same = o->ndim == view.ndim && !strcmp(o->dtype, "float32");
+        for (int d = 0; same && d < o->ndim; d++)
+            same = o->shape[d] == view.shape[d];
+        if (!same) {
+            strbuf_adds(why1, "not covered: the output is a view of another shape or dtype");
+            rc = 1;
+        }
+    } else {
+        json_t *s1 = stage1_spec(spec, graph, last, &view);
+        rc = recipe_recognise_single(s1, &st->stage[1], why1);
+        if (rc == 1 && rest > 1) {
+            strbuf ignored = STRBUF_INIT;
+            rc = chain(s1, &st->stage[1], rest, &ignored);
+            strbuf_release(&ignored);
+        }
+        json_decref(s1);
     }
-    json_decref(s1);
     if (rc == 0) {
         snprintf(st->cut, sizeof st->cut, "%s", mid.name);
         st->mid = mid;
+        st->mid_in = view;
+        st->out_view = to_output;
     }
     return rc ? 1 : 0;
 }
@@ -444,8 +581,14 @@ int recipe_staged_variants(const recipe_plan *p, const recipe_hw *hw, recipe_par
 {
     struct recipe_staged *s = p->staged;
     for (int i = 0; i < 2; i++)
-        s->n_vars[i] = recipe_variants(&s->stage[i], hw, s->vars[i], RECIPE_MAX_VARIANTS);
+        s->n_vars[i] = i && s->out_view ? 0 : recipe_variants(&s->stage[i], hw, s->vars[i], RECIPE_MAX_VARIANTS);
     s->have_vars = true;
+    if (s->out_view) { /* one stage: its variants */
+        int n = 0;
+        for (int i = 0; i < s->n_vars[0] && n < max; i++)
+            out[n++] = (recipe_params){ .staged = 1, .stage_v = { i, 0 } };
+        return n;
+    }
     if (s->n_vars[0] == 0 || s->n_vars[1] == 0)
         return 0;
     /* (0, 0), then stage 0's second (the product is usually the larger cost), then the two
@@ -549,42 +692,70 @@ static const recipe_params *stage_params(const struct recipe_staged *s, int i, c
     return v >= 0 && v < s->n_vars[i] ? &s->vars[i][v] : NULL;
 }
 
+static void emit_shape(strbuf *cu, const char *name, const recipe_tensor *t)
+{
+    strbuf_addf(cu, "constexpr int %sNdim = %d;\nconstexpr int64_t %sShape[%sNdim] = {", name, t->ndim, name, name);
+    for (int d = 0; d < t->ndim; d++)
+        strbuf_addf(cu, "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+    strbuf_adds(cu, "};\n");
+}
+
 /* The composite's entry points: mid at the workspace's start, the stages' own
- * workspace after it (the larger of the two: they run one after the other). */
+ * workspace after it (the larger of the two: they run one after the other); or, when
+ * the output is a view of mid, stage 0 writing the output handed to it with mid's shape. */
 static void emit_entry(const struct recipe_staged *s, int n_in, strbuf *cu)
 {
-    const recipe_tensor *m = &s->mid;
-    strbuf_addf(cu, "\n// ---- the two stages in a row (src/recipe_stage.c) ----\n"
-                    "namespace cgr_staged {\n"
-                    "constexpr int kNin = %d;             // the task's inputs; stage 1 reads [mid, inputs...]\n"
-                    "constexpr int kMidNdim = %d;\n"
-                    "constexpr int64_t kMidShape[kMidNdim] = {",
-                n_in, m->ndim);
     int64_t numel = 1;
-    for (int d = 0; d < m->ndim; d++) {
-        strbuf_addf(cu, "%s%lld", d ? ", " : "", (long long)m->shape[d]);
-        numel *= m->shape[d];
-    }
-    strbuf_addf(cu, "};\n"
-                    "constexpr size_t kMidBytes = (size_t(%lldll) * 4 + 255) / 256 * 256;  // '%s', float32\n"
-                    "static cg_tensor mid_tensor(void *data)\n"
+    for (int d = 0; d < s->mid.ndim; d++)
+        numel *= s->mid.shape[d];
+    strbuf_addf(cu, "\n// ---- the stages in a row (src/recipe_stage.c) ----\n"
+                    "namespace cgr_staged {\n"
+                    "constexpr int kNin = %d;  // the task's inputs; stage 1 reads [the intermediate, inputs...]\n"
+                    "// the intermediate '%s' (float32, contiguous) as stage 0 writes it and as stage 1 reads it\n",
+                n_in, s->mid.name);
+    emit_shape(cu, "kMid", &s->mid);
+    emit_shape(cu, "kMid1", &s->mid_in);
+    strbuf_addf(cu, "constexpr int64_t kMidNumel = %lldll;\n"
+                    "constexpr size_t kMidBytes = (size_t(kMidNumel) * 4 + 255) / 256 * 256;\n"
+                    "static cg_tensor contiguous(void *data, int ndim, const int64_t *shape)\n"
                     "{\n"
                     "    cg_tensor t;\n"
                     "    memset(&t, 0, sizeof t);\n"
                     "    t.data = data;\n"
                     "    t.dtype = CG_FLOAT32;\n"
-                    "    t.ndim = kMidNdim;\n"
+                    "    t.ndim = ndim;\n"
                     "    int64_t stride = 1;\n"
-                    "    for (int d = kMidNdim - 1; d >= 0; d--) {\n"
-                    "        t.shape[d] = kMidShape[d];\n"
+                    "    for (int d = ndim - 1; d >= 0; d--) {\n"
+                    "        t.shape[d] = shape[d];\n"
                     "        t.stride[d] = stride;\n"
-                    "        stride *= kMidShape[d];\n"
+                    "        stride *= shape[d];\n"
                     "    }\n"
                     "    return t;\n"
-                    "}\n"
-                    "static void stage1_inputs(const cg_tensor *in, void *mid, cg_tensor *in1)\n"
+                    "}\n",
+                (long long)numel);
+    if (s->out_view) {
+        strbuf_addf(cu, "}  // namespace cgr_staged\n\n"
+                        "// the output is the intermediate viewed ('%s'): stage 0 writes it\n"
+                        "CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)\n"
+                        "{\n"
+                        "    return n_in == cgr_staged::kNin ? cgr_stage0::stage_workspace_bytes(in, n_in) : 0;\n"
+                        "}\n\n"
+                        "CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,\n"
+                        "                         void *workspace, size_t workspace_bytes, cudaStream_t stream)\n"
+                        "{\n"
+                        "    using namespace cgr_staged;\n"
+                        "    if (n_in != kNin || n_out != 1 || out->dtype != CG_FLOAT32 || cg_numel(out) != kMidNumel ||\n"
+                        "        !cg_is_contiguous(out))\n"
+                        "        return CG_UNSUPPORTED;\n"
+                        "    cg_tensor o = contiguous(out->data, kMidNdim, kMidShape);\n"
+                        "    return cgr_stage0::stage_forward(in, n_in, &o, 1, workspace, workspace_bytes, stream);\n"
+                        "}\n",
+                    s->mid_in.name);
+        return;
+    }
+    strbuf_adds(cu, "static void stage1_inputs(const cg_tensor *in, void *mid, cg_tensor *in1)\n"
                     "{\n"
-                    "    in1[0] = mid_tensor(mid);\n"
+                    "    in1[0] = contiguous(mid, kMid1Ndim, kMid1Shape);\n"
                     "    for (int i = 0; i < kNin; i++)\n"
                     "        in1[i + 1] = in[i];\n"
                     "}\n"
@@ -611,7 +782,7 @@ static void emit_entry(const struct recipe_staged *s, int n_in, strbuf *cu)
                     "        return CG_UNSUPPORTED;\n"
                     "    if (workspace == nullptr || workspace_bytes < cg_workspace_bytes(in, n_in))\n"
                     "        return CG_BAD_WORKSPACE;\n"
-                    "    cg_tensor mid = mid_tensor(workspace);\n"
+                    "    cg_tensor mid = contiguous(workspace, kMidNdim, kMidShape);\n"
                     "    char *rest = static_cast<char *>(workspace) + kMidBytes;\n"
                     "    size_t rest_bytes = workspace_bytes - kMidBytes;\n"
                     "    int rc = cgr_stage0::stage_forward(in, n_in, &mid, 1, rest, rest_bytes, stream);\n"
@@ -620,8 +791,7 @@ static void emit_entry(const struct recipe_staged *s, int n_in, strbuf *cu)
                     "    cg_tensor in1[kNin + 1];\n"
                     "    stage1_inputs(in, workspace, in1);\n"
                     "    return cgr_stage1::stage_forward(in1, kNin + 1, out, n_out, rest, rest_bytes, stream);\n"
-                    "}\n",
-                (long long)numel, m->name);
+                    "}\n");
 }
 
 int recipe_staged_generate(const recipe_plan *p, const recipe_params *k, const char *recipes_dir, strbuf *cu,
@@ -635,8 +805,8 @@ int recipe_staged_generate(const recipe_plan *p, const recipe_params *k, const c
         recipe_staged_variants(p, &hw, tmp, RECIPE_MAX_VARIANTS);
     }
     strbuf src[2] = { STRBUF_INIT, STRBUF_INIT };
-    int rc = 0;
-    for (int i = 0; i < 2 && rc == 0; i++) {
+    int rc = 0, n_stages = s->out_view ? 1 : 2;
+    for (int i = 0; i < n_stages && rc == 0; i++) {
         const recipe_params *ki = stage_params(s, i, k);
         if (!k->staged || !ki) {
             strbuf_addf(err, "stage %d has no variant %d (the plan's variants: %d and %d)", i, k->stage_v[i],
@@ -657,10 +827,10 @@ int recipe_staged_generate(const recipe_plan *p, const recipe_params *k, const c
             strbuf_addc(cu, '\n');
         }
         strbuf_adds(cu, "// Every stage's #include, hoisted here: inside the namespaces below they are no-ops.\n");
-        recipe_stage_includes(src[0].buf, cu);
-        recipe_stage_includes(src[1].buf, cu);
+        for (int i = 0; i < n_stages; i++)
+            recipe_stage_includes(src[i].buf, cu);
         strbuf_adds(cu, "#include <cstring>\n");
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < n_stages; i++) {
             strbuf_addf(cu, "\n// ================================================================ stage %d\n"
                             "namespace cgr_stage%d {\n", i, i);
             recipe_stage_body(src[i].buf, cu);
@@ -689,11 +859,24 @@ static void shape_of(const recipe_tensor *t, strbuf *out)
 void recipe_staged_describe(const recipe_plan *p, strbuf *out)
 {
     const struct recipe_staged *s = p->staged;
-    strbuf_addf(out, "family: staged (two plans in a row, cut after '%s')\n", s->cut);
-    strbuf_addf(out, "intermediate: '%s' float32 ", s->mid.name);
-    shape_of(&s->mid, out);
-    strbuf_adds(out, ", contiguous, at the workspace's start (stage 1's input 0)\n");
-    for (int i = 0; i < 2; i++) {
+    if (s->out_view) {
+        strbuf_addf(out, "family: staged (one plan, its output viewed: '%s' ", s->cut);
+        shape_of(&s->mid, out);
+        strbuf_addf(out, " is the output '%s' ", s->mid_in.name);
+        shape_of(&s->mid_in, out);
+        strbuf_adds(out, ")\n");
+    } else {
+        strbuf_addf(out, "family: staged (two plans in a row, cut after '%s')\n", s->cut);
+        strbuf_addf(out, "intermediate: '%s' float32 ", s->mid.name);
+        shape_of(&s->mid, out);
+        strbuf_adds(out, ", contiguous, at the workspace's start (stage 1's input 0");
+        if (strcmp(s->mid_in.name, s->mid.name)) {
+            strbuf_addf(out, ", read as '%s' ", s->mid_in.name);
+            shape_of(&s->mid_in, out);
+        }
+        strbuf_adds(out, ")\n");
+    }
+    for (int i = 0; i < (s->out_view ? 1 : 2); i++) {
         strbuf_addf(out, "---- stage %d%s\n", i, i ? " (from the intermediate)" : " (into the intermediate)");
         recipe_describe(&s->stage[i], out);
         if (s->have_vars)
@@ -710,6 +893,10 @@ void recipe_staged_summary(const recipe_plan *p, strbuf *out)
     const struct recipe_staged *s = p->staged;
     strbuf_adds(out, "staged: ");
     recipe_summary(&s->stage[0], out);
+    if (s->out_view) {
+        strbuf_adds(out, ", viewed as the output");
+        return;
+    }
     strbuf_adds(out, "; then ");
     recipe_summary(&s->stage[1], out);
 }

@@ -36,7 +36,11 @@
 struct recipe_staged {
     recipe_plan stage[2];
     char cut[96];           /* the fx node whose value crosses */
-    recipe_tensor mid;      /* that value: contiguous, in the workspace; stage 1's input 0 */
+    recipe_tensor mid;      /* that value: contiguous, in the workspace (stage 0's output) */
+    recipe_tensor mid_in;   /* stage 1's input 0: mid, or mid viewed (squeeze, unsqueeze,
+                               view, reshape, flatten right after the cut: same memory) */
+    bool out_view;          /* the task's output is mid viewed: no stage 1 (stage 0 writes
+                               the output, handed to it with mid's shape) */
     /* the stages' variants for the GPU recipe_variants() was last asked about (filled
      * there; recipe_generate() fills them for an H200 when it comes first) */
     bool have_vars;

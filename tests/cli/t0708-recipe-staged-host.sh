@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # cutegen recipe, staged plans: the glue of a two-stage candidate (src/recipe_stage.c) run
 # on the host. For each small chain of tests/data/recipe/staged-host/ (a convolution then an
-# InstanceNorm, a convolution then a max pool), the candidate is generated with --recipes
-# pointing at stand-in templates (host code in place of conv_tc.cu, norm.cu and pool.cu,
+# InstanceNorm, a convolution then a max pool, a convolution then a global pool whose
+# output is viewed), the candidate is generated with --recipes pointing at stand-in
+# templates (host code in place of conv_tc.cu, norm.cu, pool.cu and reduce.cu,
 # checking what they are handed and writing known values; ops.cuh is the real one), so the
 # real composition runs: includes hoisted, both stages in namespaces with their macros
 # undefined between them (stage 1 fails to compile if stage 0's reach it), entry points
@@ -20,11 +21,15 @@ cp "$SRC/recipes/ops.cuh" "$fake/"
 cp "$SRC/tests/data/recipe/staged-host/templates/stage0.cu" "$fake/conv_tc.cu"
 cp "$SRC/tests/data/recipe/staged-host/templates/stage1.cu" "$fake/norm.cu"
 cp "$SRC/tests/data/recipe/staged-host/templates/stage1.cu" "$fake/pool.cu"
+cp "$SRC/tests/data/recipe/staged-host/templates/stage1.cu" "$fake/reduce.cu"
 
 # name | input shapes | their ndims | output shape | output ndim | COUT | intermediate bytes
 cases=(
   "conv_instnorm|{{2,3,10,10},{4,3,3,3},{4}}|{4,4,1}|{2,4,8,8}|4|4|$((2*4*8*8*4))"
   "conv_maxpool|{{2,3,10,10},{5,3,3,3},{5}}|{4,4,1}|{2,5,4,4}|4|5|$((2*5*8*8*4))"
+  # conv | global average pool whose output is viewed by two squeezes (no third stage:
+  # the pool's stage writes the [2, 4] output handed to it as [2, 4, 1, 1])
+  "conv_pool_view|{{2,3,10,10},{4,3,3,3},{4}}|{4,4,1}|{2,4}|2|4|$((2*4*8*8*4))"
 )
 for c in "${cases[@]}"; do
   IFS='|' read -r name ins ndims outs ondim cout midb <<<"$c"

@@ -8,7 +8,8 @@ value to the next stage through the workspace; the recogniser infers the value's
 gives a plan that compiles and runs but computes something else (a mean broadcast back
 to its operand's shape and then summed). This script computes every node's shape the
 way PyTorch defines it, from the spec's inputs and the modules' reprs, and compares each
-intermediate `cutegen recipe --spec S` prints ("intermediate: 'name' float32 [...]").
+intermediate `cutegen recipe --spec S` prints ("intermediate: 'name' float32 [...]", and the
+views of it a stage reads or the output is).
 
 usage: stage_shapes.py CUTEGEN SPEC.json [SPEC.json ...]
 Prints one line per spec (ok / FAIL / not staged / unknown) and exits 1 on any FAIL.
@@ -164,6 +165,23 @@ def shapes_of(spec):
                     val[name] = reduce_shape(a0, d, bool(arg(node, 2, "keepdim", False)))
                 elif fn in SAME:
                     val[name] = a0
+                elif fn == "squeeze":
+                    d = arg(node, 1, "dim")
+                    if d is None:
+                        val[name] = [v for v in a0 if v != 1]
+                    else:
+                        d %= len(a0)
+                        val[name] = [v for i, v in enumerate(a0) if i != d or v != 1]
+                elif fn == "unsqueeze":
+                    d = arg(node, 1, "dim") % (len(a0) + 1)
+                    val[name] = a0[:d] + [1] + a0[d:]
+                elif fn == "flatten":
+                    s0 = arg(node, 1, "start_dim", 0) % len(a0)
+                    s1 = arg(node, 2, "end_dim", -1) % len(a0)
+                    n = 1
+                    for v in a0[s0:s1 + 1]:
+                        n *= v
+                    val[name] = a0[:s0] + [n] + a0[s1 + 1:]
                 elif fn in ("view", "reshape"):
                     dims = node["args"][1:]
                     dims = dims[0] if len(dims) == 1 and isinstance(dims[0], list) else dims
@@ -176,6 +194,11 @@ def shapes_of(spec):
                     val[name] = [n // known if s == -1 else s for s in dims]
                 elif fn == "linear":
                     val[name] = a0[:-1] + [get(node["args"][1])[0]]
+                elif re.match(r"adaptive_(max|avg)_pool[123]d$", fn):
+                    n = int(fn[-2])
+                    o = arg(node, 1, "output_size")
+                    o = o if isinstance(o, list) else [o] * n
+                    val[name] = a0[:-n] + [a0[len(a0) - n + d] if o[d] is None else o[d] for d in range(n)]
                 elif re.match(r"(max|avg)_pool[123]d$", fn):
                     n = int(fn[-2])
                     lst = lambda v, dflt: (v if isinstance(v, list) else [v] * n) if v not in (None, []) else dflt
@@ -207,7 +230,12 @@ def main(argv):
         spec = json.load(open(path))
         spec = spec.get("spec", spec)
         r = subprocess.run([cutegen, "recipe", "--spec", path], capture_output=True, text=True)
-        mids = re.findall(r"^intermediate: '([^']+)' float32 \[([0-9, ]*)\]", r.stdout, re.M)
+        # every named shape on the lines that describe intermediates: "intermediate: 'conv'
+        # float32 [..], ... (stage 1's input 0, read as 'unsqueeze' [..])" and "family: staged
+        # (one plan, its output viewed: 'pool' [..] is the output 'squeeze' [..])"
+        lines = [l for l in r.stdout.splitlines() if l.startswith("intermediate:") or
+                 l.startswith("family: staged (one plan")]
+        mids = [m for l in lines for m in re.findall(r"'([^']+)' (?:float32 )?\[([0-9, ]*)\]", l)]
         label = path.rsplit("/", 1)[-1]
         if not mids:
             print("not staged: %s" % label)

@@ -1,8 +1,10 @@
 // tests/data/recipe/staged-host/templates/stage1.cu: a stand-in for the second stage's template
-// (t0708 copies it to norm.cu and pool.cu), host code only: it checks that input 0 is the
-// intermediate (contiguous, the shape its parameters name) and the others the task's, and
-// writes out[j] = 2 in0[j] + CGR_NIN for the output's elements; then it fills its own
-// workspace with 0xCD bytes. It defines FAKE_WS_BYTES itself: stage 0's must be gone.
+// (t0708 copies it to norm.cu, pool.cu and reduce.cu), host code only: it checks that input 0
+// is the intermediate (contiguous, the shape its parameters name), the others the task's,
+// and the output the shape its parameters name (a stage writing the task's output viewed
+// gets it so), and writes out[j] = 2 in0[j] + CGR_NIN for the output's elements; then it
+// fills its own workspace with 0xCD bytes. It defines FAKE_WS_BYTES itself: stage 0's must
+// be gone.
 #include <cutegen/abi.h>
 #include <cmath>
 #include <cstring>
@@ -17,6 +19,8 @@
 namespace fake1 {
 constexpr int kInNdims[] = CGR_IN_NDIMS;
 constexpr int64_t kInShapes[][8] = CGR_IN_SHAPES;
+constexpr int64_t kOut[] = CGR_OUT_SHAPE;
+constexpr int kOutNdim = CGR_OUT_NDIM;
 }
 
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
@@ -39,8 +43,11 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
                 return CG_UNSUPPORTED;
     }
     if (in[0].dtype != CG_FLOAT32 || !cg_is_contiguous(&in[0]) || !cg_is_contiguous(out) ||
-        cg_numel(out) > cg_numel(&in[0]))
+        cg_numel(out) > cg_numel(&in[0]) || out->ndim != fake1::kOutNdim)
         return CG_UNSUPPORTED;
+    for (int d = 0; d < out->ndim; d++)
+        if (out->shape[d] != fake1::kOut[d])
+            return CG_UNSUPPORTED;
     const float *x = static_cast<const float *>(in[0].data);
     float *y = static_cast<float *>(out->data);
     for (int64_t j = 0; j < cg_numel(out); j++)
