@@ -129,6 +129,17 @@ static int product_shape(const json_t *graph, const recipe_plan *base, recipe_te
     return rc || mid->ndim < 1 ? 1 : 0;
 }
 
+/* product_shape() of the graph's nodes up to and including node c. */
+static bool prefix_product(const json_t *graph, size_t c, const recipe_plan *base, recipe_tensor *mid)
+{
+    json_t *g0 = json_array();
+    for (size_t i = 0; i <= c; i++)
+        json_array_append(g0, json_array_get(graph, i));
+    bool product = product_shape(g0, base, mid) == 0;
+    json_decref(g0);
+    return product;
+}
+
 static void contiguous_mid(recipe_tensor *mid, const char *name)
 {
     snprintf(mid->name, sizeof mid->name, "%s", name);
@@ -258,11 +269,7 @@ static int recognise_stage0(const json_t *spec, const json_t *graph, size_t c, c
                             recipe_plan *plan, recipe_tensor *mid, strbuf *why)
 {
     const char *cut = node_str(json_array_get(graph, c), "name");
-    json_t *g0 = json_array();
-    for (size_t i = 0; i <= c; i++)
-        json_array_append(g0, json_array_get(graph, i));
-    bool product = product_shape(g0, base, mid) == 0;
-    json_decref(g0);
+    bool product = prefix_product(graph, c, base, mid);
     if (!product) {
         *mid = base->inputs[0];
         if (mid->ndim < 1)
@@ -514,19 +521,13 @@ static int chain(const json_t *spec, recipe_plan *p, int max_stages, strbuf *fir
         for (size_t c = n; c-- > 0 && !found;) {
             if (!valid_cut(graph, c))
                 continue;
-            recipe_tensor probe;
-            json_t *g0 = json_array();
-            for (size_t i = 0; i <= c; i++)
-                json_array_append(g0, json_array_get(graph, i));
-            bool product = product_shape(g0, &base, &probe) == 0;
-            json_decref(g0);
-            int r = try_cut(spec, graph, c, &base, k - 1, st, &why0, &why1);
-            if (r == 0) {
+            if (try_cut(spec, graph, c, &base, k - 1, st, &why0, &why1) == 0) {
                 found = st;
                 break;
             }
             /* the 2-stage cut closest after the product: what it lacked */
-            if (k == 2 && product) {
+            recipe_tensor probe;
+            if (k == 2 && prefix_product(graph, c, &base, &probe)) {
                 strbuf_reset(first);
                 strbuf_addf(first, "; in two stages cut after '%s', the %s stage is %s",
                             node_str(json_array_get(graph, c), "name"), why0.len ? "first" : "second",
