@@ -1475,7 +1475,7 @@ static bool contiguous(const recipe_tensor *t)
     return true;
 }
 
-static bool same_shape(const recipe_tensor *a, const recipe_tensor *b)
+bool recipe_same_shape(const recipe_tensor *a, const recipe_tensor *b)
 {
     if (a->ndim != b->ndim)
         return false;
@@ -1574,7 +1574,7 @@ static int classify_inputs(recipe_plan *p, const recipe_tensor *shape_of, bool r
                         t->name, t->dtype, reduce ? "reduced operand" : "output", shape_of->dtype);
             return 1;
         }
-        if (same_shape(t, shape_of) && contiguous(t)) {
+        if (recipe_same_shape(t, shape_of) && contiguous(t)) {
             p->kind[i] = RK_FULL;
             continue;
         }
@@ -1707,7 +1707,7 @@ static int finish_reduce(recipe_plan *p, int result, const unsigned char *has_ac
     }
     if (p->output_free) /* a stage whose output is what the reduction gives */
         recipe_set_output_shape(p, want.ndim, want.shape, arg ? "int64" : x->dtype);
-    if (!same_shape(&want, &p->output)) {
+    if (!recipe_same_shape(&want, &p->output)) {
         strbuf_adds(why, "not covered: the output's shape is not the reduction's (a reshape or broadcast follows?)");
         return 1;
     }
@@ -1742,7 +1742,7 @@ static int finish_scan(recipe_plan *p, int result, const unsigned char *has_acc,
     }
     if (p->output_free && is_float_dtype(x->dtype)) /* a stage whose output is the scan's */
         recipe_set_output_shape(p, x->ndim, x->shape, x->dtype);
-    if (!same_shape(x, &p->output)) {
+    if (!recipe_same_shape(x, &p->output)) {
         strbuf_adds(why, "not covered: the output's shape is not the scanned operand's");
         return 1;
     }
@@ -1760,7 +1760,7 @@ static int finish_scan(recipe_plan *p, int result, const unsigned char *has_acc,
             strbuf_addf(why, "not covered: a scan reading input '%s' of dtype %s", t->name, t->dtype);
             return 1;
         }
-        if (p->kind[i] == RK_FULL && !(same_shape(t, x) && contiguous(t))) {
+        if (p->kind[i] == RK_FULL && !(recipe_same_shape(t, x) && contiguous(t))) {
             strbuf_addf(why, "not covered: input '%s' of a scan is not the contiguous shape of the output "
                              "(broadcast inputs are not covered in scans)", t->name);
             return 1;

@@ -263,6 +263,9 @@ int recipe_read_tensor(const json_t *t, recipe_tensor *out, strbuf *why);
  * not constant sizes of that many elements. Shared by the family recognisers. */
 int recipe_view_args(const json_t *node, int64_t n_elems, int64_t *shape, int *ndim);
 
+/* Whether a and b have the same dims (strides and dtypes aside). */
+bool recipe_same_shape(const recipe_tensor *a, const recipe_tensor *b);
+
 /* A free output (plan->output_free) given the shape and dtype the family computes
  * (contiguous); clears output_free. */
 void recipe_set_output_shape(recipe_plan *p, int ndim, const int64_t *shape, const char *dtype);

@@ -206,22 +206,12 @@ static json_t *stage1_spec(const json_t *spec, const json_t *graph, size_t c, co
     return s;
 }
 
-static bool same_dims(const recipe_tensor *a, const recipe_tensor *b)
-{
-    if (a->ndim != b->ndim)
-        return false;
-    for (int d = 0; d < a->ndim; d++)
-        if (a->shape[d] != b->shape[d])
-            return false;
-    return true;
-}
-
 static bool dag_reads(const recipe_plan *p, int n, const recipe_tensor *t)
 {
     if (n < 0)
         return false;
     const rx_node *x = &p->nodes[n];
-    if (x->op == RX_INPUT && x->input < p->n_inputs && !x->unsq && same_dims(&p->inputs[x->input], t))
+    if (x->op == RX_INPUT && x->input < p->n_inputs && !x->unsq && recipe_same_shape(&p->inputs[x->input], t))
         return true;
     return dag_reads(p, x->a, t) || dag_reads(p, x->b, t);
 }
