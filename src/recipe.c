@@ -658,8 +658,6 @@ static int unsqueeze_input(struct walk *w, const json_t *da, const struct value 
     return 0;
 }
 
-/* The views a scan is written with: flip, narrow, select, unsqueeze (of a selected
- * column), zeros_like, size. -2 when name is none of them. */
 static int64_t numel(const recipe_tensor *t);
 
 int recipe_view_args(const json_t *node, int64_t n_elems, int64_t *shape, int *ndim)
@@ -727,6 +725,9 @@ static int view_input(struct walk *w, const json_t *node, const struct value *x,
     return 0;
 }
 
+/* The views a scan is written with: flip, narrow, select, unsqueeze (of a selected
+ * column), zeros_like, size; and views of an input that insert size-1 dims (view_input).
+ * -2 when name is none of them. */
 static int layout_op(struct walk *w, const char *name, const json_t *node, const struct value *x, struct value *out)
 {
     if (!strcmp(name, "size"))
@@ -1808,8 +1809,6 @@ int recipe_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     return recognise(spec, p, why, true);
 }
 
-/* recipe_stage.c: a stage's spec, never cut into stages again */
-int recipe_recognise_single(const json_t *spec, recipe_plan *p, strbuf *why);
 int recipe_recognise_single(const json_t *spec, recipe_plan *p, strbuf *why)
 {
     return recognise(spec, p, why, false);

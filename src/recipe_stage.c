@@ -15,9 +15,6 @@
 #include "recipe_stage.h"
 #include "util.h"
 
-/* recipe.c: recognition without the staging (a stage is never staged again) */
-int recipe_recognise_single(const json_t *spec, recipe_plan *plan, strbuf *why);
-
 /* ================================================================== the cut */
 
 static const char *node_str(const json_t *node, const char *key)

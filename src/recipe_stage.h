@@ -63,6 +63,9 @@ int recipe_staged_variants(const recipe_plan *plan, const recipe_hw *hw, recipe_
 int recipe_staged_generate(const recipe_plan *plan, const recipe_params *k, const char *recipes_dir,
                            strbuf *cu, strbuf *err);
 
+/* recipe.c: recipe_recognise() without the staging (a stage's spec is never cut again). */
+int recipe_recognise_single(const json_t *spec, recipe_plan *plan, strbuf *why);
+
 void recipe_staged_describe(const recipe_plan *plan, strbuf *out);
 void recipe_staged_summary(const recipe_plan *plan, strbuf *out);
 void recipe_staged_free(struct recipe_staged *s);
