@@ -806,8 +806,10 @@ int recipe_staged_generate(const recipe_plan *p, const recipe_params *k, const c
     for (int i = 0; i < n_stages && rc == 0; i++) {
         const recipe_params *ki = stage_params(s, i, k);
         if (!k->staged || !ki) {
-            strbuf_addf(err, "stage %d has no variant %d (the plan's variants: %d and %d)", i, k->stage_v[i],
-                        s->n_vars[0], s->n_vars[1]);
+            strbuf_addf(err,
+                        "staged plan: stage %d has no variant %d (its stages list %d and %d); generate with "
+                        "a parameter set that recipe_variants() gave for this plan (`cutegen recipe --list`)",
+                        i, k->stage_v[i], s->n_vars[0], s->n_vars[1]);
             rc = -1;
         } else {
             rc = recipe_generate(&s->stage[i], ki, recipes_dir, &src[i], err);
