@@ -15,6 +15,7 @@
 #include "recipe_rowloss.h"
 #include "recipe_gemm.h"
 #include "recipe_conv.h"
+#include "recipe_expand.h"
 #include "recipe_pool.h"
 #include "recipe_stage.h"
 #include "util.h"
@@ -1821,6 +1822,18 @@ static int recognise(const json_t *spec, recipe_plan *p, strbuf *why, bool stage
     /* the reference process's reply, as cached under ~/.cache/cutegen/tasks/: {"ok", "spec"} */
     if (json_is_object(json_object_get(spec, "spec")))
         spec = json_object_get(spec, "spec");
+    json_t *expanded = NULL;
+    strbuf done = STRBUF_INIT;
+    int erc = recipe_expand(spec, &expanded, &done, why); /* composite calls: recipe_expand.c */
+    if (erc == 0 && expanded) {
+        erc = recognise(expanded, p, why, stages);
+        json_decref(expanded);
+        if (erc == 0)
+            snprintf(p->expanded, sizeof p->expanded, "%s", done.buf);
+    }
+    strbuf_release(&done);
+    if (erc || expanded)
+        return erc;
     const json_t *ins = json_object_get(spec, "inputs"), *outs = json_object_get(spec, "outputs");
     const json_t *graph = json_object_get(spec, "graph");
     if (!json_is_object(spec) || !json_is_array(ins) || !json_is_array(outs)) {
@@ -2060,6 +2073,8 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
 {
     static const char *kinds[] = { "unused", "full (16-byte vectors)", "scalar (one element)",
                                    "broadcast (by strides)" };
+    if (p->expanded[0])
+        strbuf_addf(out, "expanded: %s\n", p->expanded);
     if (p->family == RECIPE_STAGED) {
         recipe_staged_describe(p, out);
         return;

@@ -32,6 +32,8 @@
  *    the families above (a convolution with its pointwise epilogue, then a pool, a norm,
  *    a reduction, softmax, another convolution...), each writing its intermediate into
  *    the workspace for the next, in one candidate file.
+ * Composite calls (scaled_dot_product_attention) are first rewritten into the chains of
+ * primitive nodes they compute (src/recipe_expand.c), then recognised as above.
  * Anything else is "not covered", with the reason in words.
  *
  * DESIGN: recognition builds one expression DAG (rx_node, indices into plan->nodes)
@@ -235,6 +237,8 @@ typedef struct recipe_plan {
     struct recipe_staged *staged; /* STAGED: the two stages and their intermediate
                                      (src/recipe_stage.h); owned */
     bool scan_reverse;   /* SCAN: from the dim's end (cumsum of a flip, flipped back) */
+    char expanded[256];  /* what recipe_expand.c rewrote before recognition (a composite
+                            call as its chain of primitives), or "" */
     bool scan_exclusive; /* SCAN: element j holds the scan of elements before j (the
                             identity at the first): a zero column cat'ed before the scan
                             of all but the last element */

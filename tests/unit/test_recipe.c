@@ -2830,6 +2830,55 @@ static void test_staged_plans(void **state)
     }
 }
 
+/* F.scaled_dot_product_attention is rewritten (recipe_expand.c) as softmax(q @ k^T *
+ * scale) @ v and cut after the softmax: stage 0 a batched product with K read K-major
+ * (transposed) and a row softmax of the scaled product, stage 1 the product with V; the
+ * scale 1/sqrt(E) unless scale= is given. Both generate into one file. */
+static void test_sdpa_expanded(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixture, *scale;
+        int64_t kv, ev;
+    } cases[] = { { "sdpa_plain", "* 0.125,", 96, 32 }, { "sdpa_scale_kw", "* 0.5,", 128, 64 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        recipe_plan p;
+        load(cases[i].fixture, &p);
+        assert_int_equal(p.family, RECIPE_STAGED);
+        if (!strstr(p.expanded, cases[i].scale))
+            fail_msg("%s: expanded '%s' lacks '%s'", cases[i].fixture, p.expanded, cases[i].scale);
+        const struct recipe_staged *st = p.staged;
+        assert_string_equal(st->cut, "scaled_dot_product_attention_weights");
+        const recipe_plan *s0 = &st->stage[0], *s1 = &st->stage[1];
+        assert_int_equal(s0->family, RECIPE_GEMM);
+        assert_int_equal(s0->red, RED_SOFTMAX);
+        assert_int_equal(s0->gemm.batch, 8);
+        assert_int_equal(s0->gemm.m, 128);
+        assert_int_equal(s0->gemm.n, cases[i].kv);
+        assert_int_equal(s0->gemm.k, 64);
+        assert_true(s0->gemm.a_kmajor);
+        assert_true(s0->gemm.b_kmajor); /* k^T: rows of K are the product's columns */
+        assert_int_equal(s1->family, RECIPE_GEMM);
+        assert_int_equal(s1->gemm.batch, 8);
+        assert_int_equal(s1->gemm.m, 128);
+        assert_int_equal(s1->gemm.n, cases[i].ev);
+        assert_int_equal(s1->gemm.k, cases[i].kv);
+        assert_false(s1->gemm.b_kmajor);
+        assert_int_equal(st->mid.shape[3], cases[i].kv);
+        recipe_hw hw;
+        recipe_hw_default(&hw);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        assert_true(recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS) >= 2);
+        strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+        if (recipe_generate(&p, &v[0], recipe_dir(), &cu, &err))
+            fail_msg("%s: generate: %s", cases[i].fixture, err.buf);
+        assert_non_null(strstr(cu.buf, "namespace cgr_stage1"));
+        strbuf_release(&cu);
+        strbuf_release(&err);
+        recipe_plan_release(&p);
+    }
+}
+
 /* The composite's variants pair the stages' (both firsts first, then each stage's next
  * alternately), and every one generates one file: both stages in their namespaces with
  * their entry points renamed, their macros undefined after them, one cg_forward. */
@@ -3058,6 +3107,7 @@ int main(void)
         cmocka_unit_test(test_logsumexp_plans),
         cmocka_unit_test(test_tensor_constant),
         cmocka_unit_test(test_staged_plans),
+        cmocka_unit_test(test_sdpa_expanded),
         cmocka_unit_test(test_staged_variants_generate),
         cmocka_unit_test(test_staged_text),
         cmocka_unit_test(test_staged_chains),
