@@ -268,6 +268,30 @@ def input_names(task, n):
     return [params[i] if i < len(params) else f"input{i}" for i in range(n)]
 
 
+def tensor_constant(torch, gm, target):
+    """The one value of a tensor constant that tracing made an attribute of the graph
+    module (`torch.tensor(0.5)` in forward() becomes get_attr '_tensor_constant0'), which is
+    not among the model's parameters and buffers and so not an input: a float or int (a
+    bool as 0 or 1), or None for anything else (a parameter, a buffer, a larger tensor, a
+    value JSON cannot hold)."""
+    if target in dict(gm.named_parameters()) or target in dict(gm.named_buffers()):
+        return None
+    try:
+        t = gm
+        for part in target.split("."):
+            t = getattr(t, part)
+    except AttributeError:
+        return None
+    if not isinstance(t, torch.Tensor) or t.numel() != 1 or t.is_complex():
+        return None
+    v = t.item()
+    if isinstance(v, bool):
+        v = int(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return None  # JSON has no inf or NaN: not covered rather than a spec that does not parse
+    return v if isinstance(v, (int, float)) else None
+
+
 def fx_graph(torch, model):
     try:
         gm = torch.fx.symbolic_trace(model)
@@ -293,6 +317,10 @@ def fx_graph(torch, model):
             target = target.lstrip(".")
         entry = {"name": node.name, "op": node.op, "target": str(target),
                  "args": arg(node.args), "kwargs": arg(node.kwargs)}
+        if node.op == "get_attr":
+            const = tensor_constant(torch, gm, str(node.target))
+            if const is not None:
+                entry["value"] = const
         if node.op == "call_module":
             sub = gm.get_submodule(node.target)
             entry["module"] = type(sub).__name__

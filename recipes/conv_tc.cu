@@ -1,6 +1,7 @@
-// recipes/conv_tc.cu: an fp32 convolution (nn.Conv1d/2d/3d, groups 1, NC[D]HW) or
-// transposed convolution (nn.ConvTranspose1d/2d/3d, groups 1) as an implicit GEMM on the
-// tensor cores, with a fused pointwise epilogue.
+// recipes/conv_tc.cu: an fp32 convolution (nn.Conv1d/2d/3d, NC[D]HW) or transposed
+// convolution (nn.ConvTranspose1d/2d/3d) as an implicit GEMM on the tensor cores, with a
+// fused pointwise epilogue; grouped (CGR_GROUPS > 1, not depthwise: conv_dw.cu does
+// that) as one GEMM a group, the group a coordinate of the CTA's tile.
 //
 // y[nb, co, od, oh, ow] = epi(sum_k A(m, k) * B(co, k), inputs at (y index, co)) where
 //   m = nb*P + (od*OH + oh)*OW + ow           (P = OD*OH*OW output pixels an image)
@@ -115,6 +116,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_TRANSPOSED
 #define CGR_TRANSPOSED 0    // 1: ConvTranspose (x gathered by division, weight [CIN, COUT, k...])
 #endif
+#ifndef CGR_GROUPS
+#define CGR_GROUPS 1        // > 1: grouped (NCHW gather only): a GEMM of COUT/G x CIN/G*taps a group
+#endif
 #ifndef CGR_PHASES
 #define CGR_PHASES 0        // 1 (transposed, stride 1 or dilation 1 a dim): sub-pixel phases
 #endif
@@ -150,11 +154,18 @@ constexpr int64_t kM64 = int64_t(kNb) * kP64;
 constexpr int64_t kPlane64 = int64_t(kID) * kIH * kIW;      // input elements a channel
 constexpr int64_t kImage = int64_t(kCin) * kPlane64;        // input elements an image
 constexpr int kTaps = kKD * kKH * kKW;
-constexpr int64_t kK64 = int64_t(kCin) * kTaps;
+// grouped (CGR_GROUPS > 1): group g reads input channels g*kCinG.. and writes output
+// channels g*kCoutG..; the GEMM below is one group's (N = kCoutG, K = kCinG*taps), the
+// group a third coordinate of the CTA's tile
+constexpr int kG = CGR_GROUPS;
+static_assert(kG >= 1 && kCin % kG == 0 && kCout % kG == 0, "groups must divide CIN and COUT");
+static_assert(kG == 1 || !CGR_NHWC, "grouped: the NCHW gather only");
+constexpr int kCinG = kCin / kG, kCoutG = kCout / kG;
+constexpr int64_t kK64 = int64_t(kCinG) * kTaps;
 static_assert(kM64 < (int64_t(1) << 31) - 256, "M = N*OD*OH*OW must fit an int");
 static_assert(kK64 * kCout < (int64_t(1) << 31), "the weight must fit an int index");
 static_assert(kPlane64 * kCin < (int64_t(1) << 31), "an image must fit an int index");
-constexpr int kP = int(kP64), kM = int(kM64), kN = kCout, kK = int(kK64);
+constexpr int kP = int(kP64), kM = int(kM64), kN = kCoutG, kK = int(kK64);
 constexpr int kPlane = int(kPlane64);
 
 constexpr int kBM = CGR_BM, kBN = CGR_BN, kBK = CGR_BK, kStages = CGR_STAGES;
@@ -318,11 +329,12 @@ CUTE_HOST_DEVICE PhaseTaps phase_taps(int phase)
     pt.th = ph_taps(rh, kKH, kSH);
     pt.tw = ph_taps(rw, kKW, kSW);
     pt.t = pt.td * pt.th * pt.tw;
-    pt.k = kCin * pt.t;
+    pt.k = kCinG * pt.t;
     return pt;
 }
 
-// Where phase `phase`'s weight [COUT][K_phase] starts in the workspace.
+// Where phase `phase`'s weight [COUT][K_phase] starts in the workspace (group g's rows
+// g*kCoutG.. of it).
 CUTE_HOST_DEVICE int64_t phase_woff(int phase)
 {
     int64_t off = 0;
@@ -452,18 +464,21 @@ CUTE_HOST_DEVICE int64_t nhwc_w_src(int co, int k)
 __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p)
 {
     // CTA -> tile: the output-channel tiles of one pixel tile run next to each other
-    // (they gather the same input)
+    // (they gather the same input), each group's in turn
     constexpr int tiles_n = (kN + kBN - 1) / kBN;
-    const int tm = int(blockIdx.x / tiles_n);
-    const int tn = int(blockIdx.x % tiles_n);
+    const int tm = int(blockIdx.x / (tiles_n * kG));
+    const int tg = int(blockIdx.x % (tiles_n * kG));
+    const int grp = kG == 1 ? 0 : tg / tiles_n, tn = kG == 1 ? tg : tg % tiles_n;
+    (void)grp;
     const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
 
 #if !CGR_NHWC  // (channels-last reads the workspace copies p.xs and p.ws)
-    const float *Xg = p.in[CGR_X];
+    // the group's input channels and its rows of the [COUT][K] weight
+    const float *Xg = p.in[CGR_X] + int64_t(grp) * kCinG * kPlane;
 #if CGR_TRANSPOSED
-    const float *Wg = p.wt;
+    const float *Wg = p.wt + int64_t(grp) * kCoutG * kK;
 #else
-    const float *Wg = p.in[CGR_W];
+    const float *Wg = p.in[CGR_W] + int64_t(grp) * kCoutG * kK;
 #endif
 #endif
 
@@ -486,7 +501,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     const int phase = tm / kTilesPerPhase;
     const PhaseTaps pt = phase_taps(phase < kR ? phase : 0);
     const int kKr = pt.k, kThw = pt.th * pt.tw;
-    const float *Wp = p.wt + phase_woff(phase < kR ? phase : 0);
+    const float *Wp = p.wt + phase_woff(phase < kR ? phase : 0) + int64_t(grp) * kCoutG * kKr;
     CUTE_UNROLL
     for (int i = 0; i < kARows; ++i) {
         RowPix rp;
@@ -761,8 +776,9 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
                 CUTE_UNROLL
                 for (int v0 = 0; v0 < 2; ++v0) {
                     const auto c = make_coord(make_coord(v0, v1), mi, ni);
-                    const int co = get<1>(tCcC(c));
-                    if (co < kN) {
+                    const int cg = get<1>(tCcC(c));  // the group's output channel
+                    if (cg < kN) {
+                        const int co = grp * kCoutG + cg;
                         const int64_t idx = row + int64_t(co) * kP;
                         Y[idx] = finish(p, acc(c), idx, co);
                     }
@@ -775,13 +791,21 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
 #if CGR_TRANSPOSED
 // ConvTranspose's weight [CIN, COUT, TAPS] as the GEMM's K-major B: wt[co*K + k] =
 // w[(c*COUT + co)*TAPS + t], k = c*TAPS + t; a thread an element of wt (coalesced writes,
-// reads in runs of TAPS).
+// reads in runs of TAPS). Grouped: w is [CIN][COUT/G][TAPS], output channel co of group
+// g = co / kCoutG reads input channel g*kCinG + c: w[((g*kCinG + c)*kCoutG + co % kCoutG)*TAPS + t].
+CUTE_HOST_DEVICE int wsrc_row(int co, int c)
+{
+    if constexpr (kG == 1)
+        return (c * kCout + co) * kTaps;
+    const int g = co / kCoutG;
+    return ((g * kCinG + c) * kCoutG + (co - g * kCoutG)) * kTaps;
+}
 constexpr int kTransThreads = 256;
 __global__ void __launch_bounds__(kTransThreads) transpose_weight(const float *__restrict__ w,
                                                                   float *__restrict__ wt)
 {
     const int64_t i64 = int64_t(blockIdx.x) * kTransThreads + threadIdx.x;
-    if (i64 >= int64_t(kN) * kK)
+    if (i64 >= int64_t(kCout) * kK)
         return;
     const int i = int(i64);
     if constexpr (kPhases) {
@@ -798,14 +822,14 @@ __global__ void __launch_bounds__(kTransThreads) transpose_weight(const float *_
         const int jh = t2 / pt.tw, jw = t2 - jh * pt.tw;
         const int rd = phase / (kSH * kSW), rh = (phase / kSW) % kSH, rw = phase % kSW;
         const int kd = rd + jd * kSD, kh = rh + jh * kSH, kw = rw + jw * kSW;
-        wt[i] = __ldg(w + (c * kCout + co) * kTaps + (kd * kKH + kh) * kKW + kw);
+        wt[i] = __ldg(w + wsrc_row(co, c) + (kd * kKH + kh) * kKW + kw);
     } else {
         const int co = i / kK, k = i - co * kK;
         const int c = k / kTaps, t = k - c * kTaps;
-        wt[i] = __ldg(w + (c * kCout + co) * kTaps + t);
+        wt[i] = __ldg(w + wsrc_row(co, c) + t);
     }
 }
-constexpr size_t kWsBytes = size_t(kN) * kK * sizeof(float);
+constexpr size_t kWsBytes = size_t(kCout) * kK * sizeof(float);
 #endif
 
 #if CGR_NHWC
@@ -909,7 +933,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
 #if CGR_TRANSPOSED
     if (kK > 0) {
         float *wt = static_cast<float *>(workspace);
-        transpose_weight<<<unsigned((int64_t(kN) * kK + kTransThreads - 1) / kTransThreads), kTransThreads, 0, stream>>>(
+        transpose_weight<<<unsigned((int64_t(kCout) * kK + kTransThreads - 1) / kTransThreads), kTransThreads, 0, stream>>>(
             p.in[CGR_W], wt);
         p.wt = wt;
     }
@@ -925,7 +949,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         p.ws = ws;
     }
 #endif
-    constexpr int64_t tiles = int64_t((kMRows + kBM - 1) / kBM) * ((kN + kBN - 1) / kBN);
+    constexpr int64_t tiles = int64_t((kMRows + kBM - 1) / kBM) * ((kN + kBN - 1) / kBN) * kG;
     static_assert(tiles < (int64_t(1) << 31), "grid limits");
     if (kSmemBytes > 48 * 1024 &&
         cudaFuncSetAttribute(conv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) !=

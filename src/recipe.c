@@ -1316,12 +1316,19 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
         mark(w, out.node);
     } else if (!strcmp(op, "get_attr")) {
         int k = input_by_name(p, target);
-        if (k < 0)
-            return not_covered(w, "attribute '%s' is not a parameter or buffer of the spec", target);
-        out.kind = V_EXPR;
-        out.node = add_node(p, RX_INPUT, -1, -1, 0, 0);
-        p->nodes[out.node].input = k;
-        mark(w, out.node);
+        const json_t *value = json_object_get(node, "value");
+        if (k < 0 && !json_is_number(value))
+            return not_covered(w, "attribute '%s' is not a parameter or buffer of the spec, and the spec holds no "
+                                  "value for it (a tensor constant of more than one element, or a spec made "
+                                  "before they were recorded)", target);
+        if (k < 0) {
+            out = const_value(json_number_value(value)); /* a one-element tensor constant */
+        } else {
+            out.kind = V_EXPR;
+            out.node = add_node(p, RX_INPUT, -1, -1, 0, 0);
+            p->nodes[out.node].input = k;
+            mark(w, out.node);
+        }
     } else if (!strcmp(op, "output")) {
         const json_t *a = arg_at(node, 0, NULL);
         if (json_is_array(a)) {

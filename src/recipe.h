@@ -17,8 +17,8 @@
  *  - GEMM (src/recipe_gemm.c): matmul/mm/bmm/@/nn.Linear/F.linear/einsum of two inputs
  *    (transposed, batched, N-D times a matrix, matrix-vector), optionally triu/tril, then
  *    a pointwise epilogue that may read further inputs (bias, residual, scalars);
- *  - CONV (src/recipe_conv.c): nn.Conv1d/Conv2d/Conv3d (groups 1 or depthwise, fp32, zero
- *    padding) and nn.ConvTranspose1d/2d/3d (groups 1) of an input as an implicit GEMM,
+ *  - CONV (src/recipe_conv.c): nn.Conv1d/Conv2d/Conv3d (fp32, zero padding; depthwise
+ *    directly) and nn.ConvTranspose1d/2d/3d of an input as an implicit GEMM (a group each),
  *    then a pointwise epilogue that may read further inputs (the conv's bias, a
  *    per-channel bias, scalars, a same-shaped residual).
  *  - POOL: max and average pooling over the last 1-3 dims (src/recipe_pool.c), with a
@@ -163,11 +163,14 @@ typedef struct recipe_conv_plan {
     int dims;        /* spatial dims: 1, 2, 3 */
     int x, w, bias;  /* input indices; bias -1 when bias=False */
     bool depthwise;  /* groups = CIN = COUT: one filter a channel (recipes/conv_dw.cu) */
-    bool transposed; /* ConvTranspose1d/2d/3d (groups 1) */
+    bool transposed; /* ConvTranspose1d/2d/3d */
+    int64_t groups;  /* > 1: grouped (not depthwise): a GEMM of COUT/groups x CIN/groups*taps a
+                        group, group g reading channels g*CIN/groups.. and writing g*COUT/groups.. */
     int64_t n, cin, cout;
     int64_t in[3], k[3], out[3], stride[3], pad[3], dil[3]; /* (D, H, W) */
     int64_t opad[3]; /* transposed: output_padding (0 otherwise) */
-    int64_t m, gn, gk; /* the GEMM's M, N, K (depthwise: K = KD*KH*KW a channel) */
+    int64_t m, gn, gk; /* the GEMM's M, N, K (a group's: N = COUT/groups, K = CIN/groups*taps;
+                          depthwise: K = KD*KH*KW a channel) */
     enum recipe_conv_in kind[RECIPE_MAX_INPUTS];
 } recipe_conv_plan;
 

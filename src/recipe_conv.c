@@ -130,26 +130,26 @@ static int out_extent(recipe_conv_plan *c, int e, strbuf *why)
     return 0;
 }
 
-/* groups from the repr: 1, or depthwise for a convolution (groups = CIN = COUT, weight
- * [C, 1, k...]); 0 with *depthwise set, or 1 not covered. */
-static int read_groups(const char *repr, bool transposed, const recipe_tensor *xt,
-                       const recipe_tensor *wt, bool *depthwise, strbuf *why)
+/* groups from the repr: 1; depthwise for a convolution (groups = CIN = COUT, weight
+ * [C, 1, k...]: conv_dw.cu, c->groups stays 1); else groups that divide CIN (and COUT,
+ * checked with the weight): an implicit GEMM a group. 0, or 1 not covered. */
+static int read_groups(const char *repr, const recipe_tensor *xt, const recipe_tensor *wt,
+                       recipe_conv_plan *c, strbuf *why)
 {
     int64_t groups = 1;
     if (repr_tuple(repr, "groups=", &groups, 1) < 0)
         return nc(why, "%s with unreadable groups", "convolution");
-    *depthwise = false;
+    c->depthwise = false;
+    c->groups = 1;
     if (groups == 1)
         return 0;
-    if (transposed) {
-        char text[64];
-        snprintf(text, sizeof text, "%lld", (long long)groups);
-        return nc(why, "grouped ConvTranspose (groups %s; only groups 1 is covered)", text);
+    if (groups < 1 || xt->shape[1] % groups)
+        return nc(why, "%s whose groups do not divide its input channels", "convolution");
+    if (!c->transposed && groups == xt->shape[1] && wt->shape[0] == groups && wt->shape[1] == 1) {
+        c->depthwise = true; /* one filter a channel */
+        return 0;
     }
-    /* depthwise: one filter a channel; other groupings are not covered */
-    if (!(groups == xt->shape[1] && wt->shape[0] == groups && wt->shape[1] == 1))
-        return nc(why, "%s with groups != 1 other than depthwise (grouped, or a channel multiplier)", "convolution");
-    *depthwise = true;
+    c->groups = groups;
     return 0;
 }
 
@@ -228,7 +228,7 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
     if (xt->ndim != dims + 2 || wt->ndim != dims + 2)
         return nc(why, "%s whose input or weight rank is not the module's (unbatched input?)", "convolution");
 
-    if (read_groups(repr, transposed, xt, wt, &c->depthwise, why))
+    if (read_groups(repr, xt, wt, c, why))
         return 1;
 
     int64_t st[3] = { 1, 1, 1 }, pd[3] = { 0, 0, 0 }, dl[3] = { 1, 1, 1 }, op[3] = { 0, 0, 0 };
@@ -243,12 +243,15 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
         pd[0] = pd[1] = pd[2] = 0;
     }
 
-    /* Conv's weight is [COUT, CIN, k...] (depthwise [C, 1, k...]); ConvTranspose's [CIN, COUT, k...] */
+    /* Conv's weight is [COUT, CIN/groups, k...] (depthwise [C, 1, k...]); ConvTranspose's
+     * [CIN, COUT/groups, k...] */
     c->n = xt->shape[0];
     c->cin = xt->shape[1];
-    c->cout = wt->shape[transposed ? 1 : 0];
-    if (wt->shape[transposed ? 0 : 1] != (c->depthwise ? 1 : c->cin))
+    c->cout = transposed ? wt->shape[1] * c->groups : wt->shape[0];
+    if (wt->shape[transposed ? 0 : 1] != (c->depthwise ? 1 : transposed ? c->cin : c->cin / c->groups))
         return nc(why, "%s whose weight does not match the input's channels", "convolution");
+    if (c->cout % c->groups)
+        return nc(why, "%s whose groups do not divide its output channels", "convolution");
     if (c->bias >= 0 && (p->inputs[c->bias].ndim != 1 || p->inputs[c->bias].shape[0] != c->cout))
         return nc(why, "%s bias of an unexpected shape", "convolution");
     int lead = 3 - dims;
@@ -269,8 +272,8 @@ int recipe_conv_prescan(const json_t *graph, recipe_plan *p, strbuf *why)
             return 1;
     }
     c->m = c->n * c->out[0] * c->out[1] * c->out[2];
-    c->gn = c->cout;
-    c->gk = (c->depthwise ? 1 : c->cin) * c->k[0] * c->k[1] * c->k[2];
+    c->gn = c->cout / c->groups;
+    c->gk = (c->depthwise ? 1 : c->cin / c->groups) * c->k[0] * c->k[1] * c->k[2];
     if (c->m >= ((int64_t)1 << 31) - 256 || c->gk * c->cout >= ((int64_t)1 << 31) ||
         c->cin * c->in[0] * c->in[1] * c->in[2] >= ((int64_t)1 << 31))
         return nc(why, "%s too large for 32-bit pixel, weight or image indices", "convolution");
@@ -375,6 +378,8 @@ static void geometry(const recipe_conv_plan *c, strbuf *out)
     const char *names[] = { "kernel", "stride", "padding", "dilation", "output_padding" };
     strbuf_addf(out, "conv%s%dd %lld -> %lld%s", c->transposed ? "_transpose" : "", c->dims,
                 (long long)c->cin, (long long)c->cout, c->depthwise ? " depthwise" : "");
+    if (c->groups > 1)
+        strbuf_addf(out, " groups %lld", (long long)c->groups);
     for (int j = 0; j < (c->transposed ? 5 : 4); j++) {
         strbuf_addf(out, " %s ", names[j]);
         for (int d = lead; d < 3; d++)
@@ -402,8 +407,9 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
         strbuf_addf(out, "\ndirect (depthwise): %lld outputs, %lld taps each\n",
                     (long long)(c->m * c->cout), (long long)c->gk);
     else
-        strbuf_addf(out, "\nimplicit GEMM: M %lld (N*OD*OH*OW), N %lld (COUT), K %lld (CIN*KD*KH*KW)%s\n",
-                    (long long)c->m, (long long)c->gn, (long long)c->gk,
+        strbuf_addf(out, "\nimplicit GEMM%s: M %lld (N*OD*OH*OW), N %lld (COUT%s), K %lld (CIN%s*KD*KH*KW)%s\n",
+                    c->groups > 1 ? " a group" : "", (long long)c->m, (long long)c->gn,
+                    c->groups > 1 ? "/groups" : "", (long long)c->gk, c->groups > 1 ? "/groups" : "",
                     c->transposed ? "; transposed: a tap reads x where (o + pad - k*dil) divides by the "
                                     "stride, the weight [CIN, COUT, k] is first copied to [COUT, K] in the workspace"
                                   : "");
@@ -427,11 +433,17 @@ void recipe_conv_summary(const recipe_plan *p, strbuf *out)
 
 /* ================================================================== index math */
 
+/* Where group g's input channels start in an image of x (the kernel's Xg offset). */
+static int64_t group_x_offset(const recipe_conv_plan *c, int64_t g)
+{
+    return g * (c->cin / c->groups) * c->in[0] * c->in[1] * c->in[2];
+}
+
 /* Transposed: output o takes input i = (o + pad - kk*dil) / stride where that divides.
  * With u = o + pad = S*qu + ru and e = kk*dil = S*qe + re, it divides iff ru == re, and
  * then i = qu - qe: the row keeps (qu, ru) (the residues as one number), the k its (qe,
  * re), and the offset is again a row base plus a k offset (recipes/conv_tc.cu's steps). */
-static int64_t gather_transposed(const recipe_conv_plan *c, int64_t m, int64_t k)
+static int64_t gather_transposed(const recipe_conv_plan *c, int64_t g, int64_t m, int64_t k)
 {
     const int64_t P = c->out[0] * c->out[1] * c->out[2];
     const int64_t taps = c->k[0] * c->k[1] * c->k[2];
@@ -444,7 +456,7 @@ static int64_t gather_transposed(const recipe_conv_plan *c, int64_t m, int64_t k
     int64_t d0 = ud / S[0], h0 = uh / S[1], w0 = uw / S[2];
     int64_t res = ((ud % S[0]) * S[1] + uh % S[1]) * S[2] + uw % S[2];
     int64_t image = c->cin * c->in[0] * c->in[1] * c->in[2];
-    int64_t base = nb * image + (d0 * c->in[1] + h0) * c->in[2] + w0;
+    int64_t base = nb * image + group_x_offset(c, g) + (d0 * c->in[1] + h0) * c->in[2] + w0;
     int64_t ch = k / taps, t = k - ch * taps;
     int64_t kd = t / (c->k[1] * c->k[2]), t2 = t - kd * (c->k[1] * c->k[2]);
     int64_t kh = t2 / c->k[2], kw = t2 - kh * c->k[2];
@@ -483,18 +495,18 @@ static void tap_split(const recipe_conv_plan *c, int64_t t, int64_t *kd, int64_t
     *kw = t2 - *kh * c->k[2];
 }
 
-int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
+int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t g, int64_t m, int64_t k)
 {
     /* the same steps as recipes/conv_tc.cu's row set-up and load_tile() */
-    if (c->transposed)
-        return m < 0 || m >= c->m || k < 0 || k >= c->gk ? -1 : gather_transposed(c, m, k);
-    const int64_t taps = c->k[0] * c->k[1] * c->k[2];
-    if (m < 0 || m >= c->m || k < 0 || k >= c->gk)
+    if (m < 0 || m >= c->m || k < 0 || k >= c->gk || g < 0 || g >= c->groups)
         return -1;
+    if (c->transposed)
+        return gather_transposed(c, g, m, k);
+    const int64_t taps = c->k[0] * c->k[1] * c->k[2];
     int64_t nb, d0, h0, w0, kd, kh, kw;
     row_corner(c, m, &nb, &d0, &h0, &w0);
     int64_t image = c->cin * c->in[0] * c->in[1] * c->in[2];
-    int64_t base = nb * image + (d0 * c->in[1] + h0) * c->in[2] + w0;
+    int64_t base = nb * image + group_x_offset(c, g) + (d0 * c->in[1] + h0) * c->in[2] + w0;
     int64_t ch = k / taps, t = k - ch * taps;
     tap_split(c, t, &kd, &kh, &kw);
     int64_t koff = ch * c->in[0] * c->in[1] * c->in[2] +
@@ -515,7 +527,7 @@ int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
  * Its channels-last form runs that convolution (conv_tc.cu CGR_FLIP). */
 bool recipe_conv_flippable(const recipe_conv_plan *c)
 {
-    return c->transposed && c->stride[0] == 1 && c->stride[1] == 1 && c->stride[2] == 1;
+    return c->transposed && c->groups == 1 && c->stride[0] == 1 && c->stride[1] == 1 && c->stride[2] == 1;
 }
 
 static recipe_conv_plan as_forward(const recipe_conv_plan *c)
@@ -582,6 +594,14 @@ int64_t recipe_conv_nhwc_gather(const recipe_conv_plan *c, int64_t m, int64_t k)
     return base + koff;
 }
 
+/* A transposed convolution's weight [CIN][COUT/groups][taps]: where output channel co's
+ * taps for its group's input channel ch (0 .. CIN/groups - 1) start. */
+static int64_t transposed_weight_at(const recipe_conv_plan *c, int64_t co, int64_t ch, int64_t taps)
+{
+    int64_t g = co / c->gn, col = co - g * c->gn;
+    return ((g * (c->cin / c->groups) + ch) * c->gn + col) * taps;
+}
+
 /* ---- sub-pixel phases: the steps of recipes/conv_tc.cu's phase_taps(), row_pixel(),
  * load_tile() and transpose_weight() with CGR_PHASES */
 
@@ -615,7 +635,7 @@ static int64_t phase_taps(const recipe_conv_plan *c, int64_t phase, int64_t t[3]
     phase_res(c, phase, r);
     for (int d = 0; d < 3; d++)
         t[d] = ph_taps(r[d], c->k[d], c->stride[d]);
-    return c->cin * t[0] * t[1] * t[2];
+    return c->cin / c->groups * t[0] * t[1] * t[2];
 }
 
 int64_t recipe_conv_phase_k(const recipe_conv_plan *c, int64_t phase)
@@ -645,11 +665,11 @@ static bool phase_row(const recipe_conv_plan *c, int64_t phase, int64_t ml, int6
     return true;
 }
 
-int64_t recipe_conv_phase_gather(const recipe_conv_plan *c, int64_t phase, int64_t ml, int64_t k)
+int64_t recipe_conv_phase_gather(const recipe_conv_plan *c, int64_t g, int64_t phase, int64_t ml, int64_t k)
 {
     int64_t t[3], nb, q[3], o[3];
     int64_t kr = phase_taps(c, phase, t);
-    if (k < 0 || k >= kr || !phase_row(c, phase, ml, &nb, q, o))
+    if (k < 0 || k >= kr || g < 0 || g >= c->groups || !phase_row(c, phase, ml, &nb, q, o))
         return -1;
     int64_t tt = t[0] * t[1] * t[2];
     int64_t ch = k / tt, tap = k - ch * tt;
@@ -661,6 +681,7 @@ int64_t recipe_conv_phase_gather(const recipe_conv_plan *c, int64_t phase, int64
         if (i[d] < 0 || i[d] >= c->in[d])
             return -1;
     }
+    ch += g * (c->cin / c->groups);
     return ((nb * c->cin + ch) * c->in[0] + i[0]) * c->in[1] * c->in[2] + i[1] * c->in[2] + i[2];
 }
 
@@ -686,19 +707,19 @@ int64_t recipe_conv_phase_weight_index(const recipe_conv_plan *c, int64_t phase,
     for (int d = 0; d < 3; d++)
         kk[d] = r[d] + j[d] * c->stride[d];
     int64_t taps = c->k[0] * c->k[1] * c->k[2];
-    return (ch * c->cout + co) * taps + (kk[0] * c->k[1] + kk[1]) * c->k[2] + kk[2];
+    return transposed_weight_at(c, co, ch, taps) + (kk[0] * c->k[1] + kk[1]) * c->k[2] + kk[2];
 }
 
 int64_t recipe_conv_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k)
 {
-    if (co < 0 || co >= c->gn || k < 0 || k >= c->gk)
+    if (co < 0 || co >= c->cout || k < 0 || k >= c->gk)
         return -1;
     if (!c->transposed)
-        return co * c->gk + k;
+        return co * c->gk + k; /* [COUT][CIN/groups * taps] */
     /* conv_tc.cu's transpose_weight(): B(co, k) = w[c, co, t] with k = c*taps + t */
     const int64_t taps = c->k[0] * c->k[1] * c->k[2];
     int64_t ch = k / taps, t = k - ch * taps;
-    return (ch * c->cout + co) * taps + t;
+    return transposed_weight_at(c, co, ch, taps) + t;
 }
 
 int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co)
@@ -723,7 +744,7 @@ bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *
     int pass = 32 * v->wm * v->wn / 8;
     int64_t tiles = (c->gk + 31) / 32, tiles_nhwc = (recipe_conv_nhwc_k(c) + 31) / 32;
     int64_t image = c->in[0] * c->in[1] * c->in[2] * recipe_conv_nhwc_cp(c);
-    return (!c->transposed || recipe_conv_flippable(c)) && !c->depthwise && v->dw_threads == 0 &&
+    return (!c->transposed || recipe_conv_flippable(c)) && !c->depthwise && c->groups == 1 && v->dw_threads == 0 &&
            c->k[0] * c->k[1] * c->k[2] > 1 && 2 * tiles_nhwc <= 3 * tiles && image < (INT64_C(1) << 31) &&
            v->bm % pass == 0 && v->bn % pass == 0;
 }
@@ -925,6 +946,8 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     dn[d], (long long)f.in[d], dn[d], (long long)f.k[d], dn[d], (long long)f.out[d],
                     dn[d], (long long)f.stride[d], dn[d], (long long)f.pad[d], dn[d], (long long)f.dil[d]);
     strbuf_addf(sb, "#define CGR_X %d\n#define CGR_W %d\n", c->x, c->w);
+    if (c->groups > 1)
+        strbuf_addf(sb, "#define CGR_GROUPS %lld\n", (long long)c->groups);
     if (flip)
         strbuf_adds(sb, "#define CGR_FLIP 1\n");
     else if (c->transposed)

@@ -38,8 +38,10 @@ int recipe_conv_finish(recipe_plan *plan, int result, strbuf *why);
  * that A(m, k) reads, or -1 where the tap falls into the zero padding, does not divide
  * by the stride (transposed), or m, k are out of range; the element of the weight that
  * B(co, k) is (transposed: through the copy to [COUT, K]), or -1 out of range; and the
- * index of y that the accumulator (m, co) is written to. */
-int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t m, int64_t k);
+ * index of y that the accumulator (m, co) is written to. Grouped (plan->groups > 1): A is
+ * group g's (its CIN/groups input channels), co is the output channel (0 .. COUT - 1, of
+ * group co / (COUT/groups)), k runs over the group's K. */
+int64_t recipe_conv_gather(const recipe_conv_plan *c, int64_t g, int64_t m, int64_t k);
 int64_t recipe_conv_weight_index(const recipe_conv_plan *c, int64_t co, int64_t k);
 int64_t recipe_conv_out_index(const recipe_conv_plan *c, int64_t m, int64_t co);
 
@@ -79,7 +81,7 @@ int recipe_conv_phases(const recipe_conv_plan *c);
 int64_t recipe_conv_phase_count(const recipe_conv_plan *c);
 int64_t recipe_conv_phase_rows(const recipe_conv_plan *c);
 int64_t recipe_conv_phase_k(const recipe_conv_plan *c, int64_t phase);
-int64_t recipe_conv_phase_gather(const recipe_conv_plan *c, int64_t phase, int64_t ml, int64_t k);
+int64_t recipe_conv_phase_gather(const recipe_conv_plan *c, int64_t g, int64_t phase, int64_t ml, int64_t k);
 int64_t recipe_conv_phase_out_index(const recipe_conv_plan *c, int64_t phase, int64_t ml, int64_t co);
 int64_t recipe_conv_phase_weight_index(const recipe_conv_plan *c, int64_t phase, int64_t co, int64_t k);
 void recipe_conv_params_format(const recipe_params *k, strbuf *out);

@@ -1179,6 +1179,9 @@ static void fill_random(double *v, int64_t n, unsigned *seed)
 
 /* A convolution's plan (transposed: a ConvTranspose, with output padding op) from its
  * geometry, the output size as PyTorch computes it. */
+/* The groups of the next conv_plan()s (the grouped cases set it, then put back 1). */
+static int64_t case_groups = 1;
+
 static recipe_conv_plan conv_plan(int dims, int64_t n, int64_t cin, int64_t cout, const int64_t in[3],
                                   const int64_t k[3], const int64_t st[3], const int64_t pd[3],
                                   const int64_t dl[3], const int64_t *op)
@@ -1206,8 +1209,10 @@ static recipe_conv_plan conv_plan(int dims, int64_t n, int64_t cin, int64_t cout
         assert_true(c.out[d] >= 1);
     }
     c.m = n * c.out[0] * c.out[1] * c.out[2];
-    c.gn = cout;
-    c.gk = cin * k[0] * k[1] * k[2];
+    c.groups = case_groups;
+    assert_true(cin % c.groups == 0 && cout % c.groups == 0);
+    c.gn = cout / c.groups;
+    c.gk = cin / c.groups * k[0] * k[1] * k[2];
     return c;
 }
 
@@ -1273,14 +1278,17 @@ static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int6
     unsigned seed = 12345;
     fill_random(x, nx, &seed);
     fill_random(w, nw, &seed);
-    /* direct: y[b, co, od, oh, ow] = sum x[b, ci, od*s - p + kd*dl, ...] w[co, ci, kd, kh, kw] */
+    /* direct: y[b, co, od, oh, ow] = sum x[b, ci, od*s - p + kd*dl, ...] w[co, ci, kd, kh, kw]
+     * (grouped: ci over co's group's input channels, w[co, ci - the group's first, ...]) */
+    const int64_t cin_g = cin / c.groups;
     for (int64_t b = 0; b < n; b++)
         for (int64_t co = 0; co < cout; co++)
             for (int64_t od = 0; od < c.out[0]; od++)
                 for (int64_t oh = 0; oh < c.out[1]; oh++)
                     for (int64_t ow = 0; ow < c.out[2]; ow++) {
                         double s = 0;
-                        for (int64_t ci = 0; ci < cin; ci++)
+                        const int64_t g0 = co / c.gn * cin_g;
+                        for (int64_t ci = g0; ci < g0 + cin_g; ci++)
                             for (int64_t a = 0; a < k[0]; a++)
                                 for (int64_t bb = 0; bb < k[1]; bb++)
                                     for (int64_t e = 0; e < k[2]; e++) {
@@ -1290,7 +1298,7 @@ static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int6
                                         if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1] || iw < 0 || iw >= in[2])
                                             continue;
                                         s += x[(((b * cin + ci) * in[0] + id) * in[1] + ih) * in[2] + iw] *
-                                             w[(((co * cin + ci) * k[0] + a) * k[1] + bb) * k[2] + e];
+                                             w[(((co * cin_g + ci - g0) * k[0] + a) * k[1] + bb) * k[2] + e];
                                     }
                         ref[(((b * cout + co) * c.out[0] + od) * c.out[1] + oh) * c.out[2] + ow] = s;
                     }
@@ -1299,7 +1307,7 @@ static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int6
         for (int64_t co = 0; co < cout; co++) {
             double s = 0;
             for (int64_t kk = 0; kk < c.gk; kk++) {
-                int64_t xi = recipe_conv_gather(&c, m, kk);
+                int64_t xi = recipe_conv_gather(&c, co / c.gn, m, kk);
                 assert_true(xi >= -1 && xi < nx);
                 if (xi >= 0)
                     s += x[xi] * w[co * c.gk + kk];
@@ -1312,9 +1320,11 @@ static void conv_case(int dims, int64_t n, int64_t cin, int64_t cout, const int6
         if (fabs(got[i] - ref[i]) > 1e-9)
             fail_msg("conv%dd case: y[%lld] = %g, direct %g", dims, (long long)i, got[i], ref[i]);
     /* out of range is -1 (a row past M, a k past K) */
-    assert_int_equal(recipe_conv_gather(&c, c.m, 0), -1);
-    assert_int_equal(recipe_conv_gather(&c, 0, c.gk), -1);
-    conv_case_nhwc(&c, x, w, ref, nx, ny);
+    assert_int_equal(recipe_conv_gather(&c, 0, c.m, 0), -1);
+    assert_int_equal(recipe_conv_gather(&c, 0, 0, c.gk), -1);
+    assert_int_equal(recipe_conv_gather(&c, c.groups, 0, 0), -1);
+    if (c.groups == 1)
+        conv_case_nhwc(&c, x, w, ref, nx, ny);
     free(x);
     free(w);
     free(ref);
@@ -1344,6 +1354,14 @@ static void test_conv_index_math(void **state)
     /* Conv3d, padding, stride and dilation in depth */
     conv_case(3, 2, 2, 3, (int64_t[3]){ 6, 5, 7 }, (int64_t[3]){ 3, 2, 3 }, (int64_t[3]){ 2, 1, 2 },
               (int64_t[3]){ 1, 1, 0 }, (int64_t[3]){ 2, 1, 1 });
+    /* grouped: 2 groups of 2 -> 3 channels, stride 2, padding 1; 3 groups of 1 -> 2 (a
+     * channel multiplier: not depthwise) */
+    case_groups = 2;
+    conv_case(2, 2, 4, 6, (int64_t[3]){ 1, 7, 6 }, (int64_t[3]){ 1, 3, 3 }, (int64_t[3]){ 1, 2, 2 },
+              (int64_t[3]){ 0, 1, 1 }, one);
+    case_groups = 3;
+    conv_case(1, 2, 3, 6, (int64_t[3]){ 1, 1, 11 }, (int64_t[3]){ 1, 1, 3 }, one, (int64_t[3]){ 0, 0, 1 }, one);
+    case_groups = 1;
 }
 
 /* Transposed: the implicit GEMM's gather and weight index (recipe_conv_gather /
@@ -1352,7 +1370,8 @@ static void test_conv_index_math(void **state)
  * element through the kernel into the outputs it reaches (PyTorch's definition). */
 
 
-/* y[b, co, o] += x[b, ci, i] * w[ci, co, kk] wherever o = i*stride - pad + kk*dil is an output. */
+/* y[b, co, o] += x[b, ci, i] * w[ci, co, kk] wherever o = i*stride - pad + kk*dil is an output
+ * (grouped: co over ci's group's output channels, w[ci, co - the group's first, kk]). */
 static int64_t convt_direct(const recipe_conv_plan *c, const double *x, const double *w, double *y)
 {
     const int64_t *in = c->in, *k = c->k, *st = c->stride, *pd = c->pad, *dl = c->dil, *out = c->out;
@@ -1363,7 +1382,8 @@ static int64_t convt_direct(const recipe_conv_plan *c, const double *x, const do
                 for (int64_t ih = 0; ih < in[1]; ih++)
                     for (int64_t iw = 0; iw < in[2]; iw++) {
                         double xv = x[(((b * c->cin + ci) * in[0] + id) * in[1] + ih) * in[2] + iw];
-                        for (int64_t co = 0; co < c->cout; co++)
+                        const int64_t o0 = ci / (c->cin / c->groups) * c->gn;
+                        for (int64_t co = o0; co < o0 + c->gn; co++)
                             for (int64_t a = 0; a < k[0]; a++)
                                 for (int64_t bb = 0; bb < k[1]; bb++)
                                     for (int64_t e = 0; e < k[2]; e++) {
@@ -1374,7 +1394,7 @@ static int64_t convt_direct(const recipe_conv_plan *c, const double *x, const do
                                             continue;
                                         hits++;
                                         y[(((b * c->cout + co) * out[0] + od) * out[1] + oh) * out[2] + ow] +=
-                                            xv * w[(((ci * c->cout + co) * k[0] + a) * k[1] + bb) * k[2] + e];
+                                            xv * w[(((ci * c->gn + co - o0) * k[0] + a) * k[1] + bb) * k[2] + e];
                                     }
                     }
     return hits;
@@ -1409,7 +1429,7 @@ static void convt_case(int dims, int64_t n, int64_t cin, int64_t cout, const int
         for (int64_t co = 0; co < cout; co++) {
             double s = 0;
             for (int64_t kk = 0; kk < c.gk; kk++) {
-                int64_t xi = recipe_conv_gather(&c, m, kk);
+                int64_t xi = recipe_conv_gather(&c, co / c.gn, m, kk);
                 assert_true(xi >= -1 && xi < nx);
                 if (xi >= 0) {
                     s += x[xi] * w[recipe_conv_weight_index(&c, co, kk)];
@@ -1426,8 +1446,8 @@ static void convt_case(int dims, int64_t n, int64_t cin, int64_t cout, const int
     for (int64_t i = 0; i < ny; i++)
         if (fabs(got[i] - ref[i]) > 1e-9)
             fail_msg("conv_transpose%dd case: y[%lld] = %g, direct %g", dims, (long long)i, got[i], ref[i]);
-    assert_int_equal(recipe_conv_gather(&c, c.m, 0), -1);
-    assert_int_equal(recipe_conv_gather(&c, 0, c.gk), -1);
+    assert_int_equal(recipe_conv_gather(&c, 0, c.m, 0), -1);
+    assert_int_equal(recipe_conv_gather(&c, 0, 0, c.gk), -1);
     assert_int_equal(recipe_conv_weight_index(&c, cout, 0), -1);
     /* stride 1: the flipped convolution channels-last (CGR_FLIP) against the same direct form */
     if (recipe_conv_flippable(&c))
@@ -1462,7 +1482,7 @@ static void convt_case(int dims, int64_t n, int64_t cin, int64_t cout, const int
                     yseen[yi] = 1;
                     double s = 0;
                     for (int64_t kk = 0; kk < kr; kk++) {
-                        int64_t xi = recipe_conv_phase_gather(&c, ph, ml, kk);
+                        int64_t xi = recipe_conv_phase_gather(&c, co / c.gn, ph, ml, kk);
                         assert_true(xi >= -1 && xi < nx);
                         if (xi >= 0) {
                             s += x[xi] * w[recipe_conv_phase_weight_index(&c, ph, co, kk)];
@@ -1526,6 +1546,17 @@ static void test_convt_index_math(void **state)
     /* a kernel smaller than the stride: phases without taps (their outputs are the epilogue of 0) */
     convt_case(2, 1, 2, 2, (int64_t[3]){ 1, 3, 4 }, (int64_t[3]){ 1, 2, 1 }, (int64_t[3]){ 1, 3, 2 },
                (int64_t[3]){ 0, 0, 0 }, one, (int64_t[3]){ 0, 2, 1 });
+    /* grouped (level 1 #72's geometry, 2 groups of 2 -> 3 channels: phases; #75's, stride
+     * (2, 3), padding (1, 2), dilation (2, 1), 4 groups: not phases, the stride and the
+     * dilation both 2 in height; stride 1, 2 groups: not flipped) */
+    case_groups = 2;
+    convt_case(3, 1, 4, 6, (int64_t[3]){ 2, 3, 4 }, (int64_t[3]){ 3, 5, 7 }, (int64_t[3]){ 2, 2, 2 },
+               (int64_t[3]){ 1, 2, 3 }, one, (int64_t[3]){ 1, 1, 1 });
+    convt_case(2, 2, 4, 2, (int64_t[3]){ 1, 4, 5 }, (int64_t[3]){ 1, 3, 3 }, one, (int64_t[3]){ 0, 1, 0 }, one, zero);
+    case_groups = 4;
+    convt_case(2, 2, 4, 8, (int64_t[3]){ 1, 5, 6 }, (int64_t[3]){ 1, 3, 5 }, (int64_t[3]){ 1, 2, 3 },
+               (int64_t[3]){ 0, 1, 2 }, (int64_t[3]){ 1, 2, 1 }, zero);
+    case_groups = 1;
     /* the cases with stride > 1 and dilation 1 (or stride 1) a dim took the phases too */
     assert_true(convt_phase_cases >= 6);
 }
@@ -2759,6 +2790,16 @@ static void test_tensor_constant(void **state)
     rx_format(&p, p.epi, &e);
     assert_string_equal(e.buf, "(gelu(minimum(((r + conv_transpose.bias) + 0.5), 0)) * 2)");
     strbuf_release(&e);
+    recipe_plan_release(&p);
+    /* torch.min(x, torch.tensor(0.5)) (level 2 #31): fx makes the tensor a get_attr
+     * '_tensor_constant0', not a parameter or buffer; the spec carries its one value
+     * (python/cutegen_ref.py's fx_graph), a constant here */
+    load("l2_31_tensor_constant_value", &p);
+    assert_int_equal(p.family, RECIPE_CONV);
+    strbuf e2 = STRBUF_INIT;
+    rx_format(&p, p.epi, &e2);
+    assert_string_equal(e2.buf, "((minimum((r + conv.bias), 0.5) + bias) * 2)");
+    strbuf_release(&e2);
     recipe_plan_release(&p);
 }
 

@@ -1127,8 +1127,7 @@ convt("convt_l1_81_stride5", "81_conv_transposed_2D_asymmetric_input_square_kern
       [16, 32, 64, 128], 64, [3, 3], s=[5, 5], p=[1, 1], d=[2, 2], init=[32, 64, 3, 5, 1, 2])
 convt("convt_l1_72_grouped", "72_conv_transposed_3D_asymmetric_input_asymmetric_kernel___strided_padded_grouped_.py",
       [8, 32, 12, 24, 48], 32, [3, 5, 7], s=[2, 2, 2], p=[1, 2, 3], op=[1, 1, 1], groups=4,
-      target="conv_transpose3d", init=[32, 32, [3, 5, 7], [2, 2, 2], [1, 2, 3], [1, 1, 1], 4],
-      expect="not covered: grouped ConvTranspose")
+      target="conv_transpose3d", init=[32, 32, [3, 5, 7], [2, 2, 2], [1, 2, 3], [1, 1, 1], 4])
 # level 2 #5: stride 2, padding 1, output_padding 1, the conv's bias, then - bias[C,1,1], tanh
 convt("convt_l2_5_sub_tanh", "level2/5_ConvTranspose2d_Subtract_Tanh.py", [32, 64, 256, 256], 64, [4, 4],
       s=[2, 2], p=[1, 1], op=[1, 1], bias=True, target="conv_transpose", own=[tensor("bias", [64, 1, 1], kind="param")],
@@ -1174,6 +1173,33 @@ sdpa("sdpa_mask_arg", "custom_sdpa_mask.py", [2, 4, 128, 64], 128, 64, args_extr
      expect="not covered: scaled_dot_product_attention with an attention mask")
 sdpa("sdpa_dropout", "custom_sdpa_dropout.py", [2, 4, 128, 64], 128, 64, kwargs={"dropout_p": 0.1},
      expect="not covered: scaled_dot_product_attention with dropout")
+
+# Grouped convolutions (conv_tc.cu CGR_GROUPS): tests/gpu/problems/conv_grouped_odd.py,
+# convt_grouped_odd.py (level 1 #75's geometry: no phases) and convt_grouped_phases_odd.py
+# (#72's: phases), at their sizes.
+def conv_grouped(key, problem, x_shape, cout, k, s, p, groups, epilogue, result):
+    dims = len(x_shape) - 2
+    tup = lambda v: "(" + ", ".join(str(x) for x in v) + ")"
+    cin = x_shape[1]
+    rep = f"Conv{dims}d({cin}, {cout}, kernel_size={tup(k)}, stride={tup(s)}, padding={tup(p)}, groups={groups})"
+    node = modattrs(mod("conv", "conv", f"Conv{dims}d", rep, ["%x"]),
+                    {"training": True, "in_channels": cin, "out_channels": cout, "transposed": False,
+                     "groups": groups, "padding_mode": "zeros"})
+    spatial = [(x_shape[2 + i] + 2 * p[i] - (k[i] - 1) - 1) // s[i] + 1 for i in range(dims)]
+    inputs = [tensor("x", x_shape), tensor("conv.weight", [cout, cin // groups] + list(k), kind="param"),
+              tensor("conv.bias", [cout], kind="param")]
+    FIX[key] = spec(problem, inputs, [tensor("output", [x_shape[0], cout] + spatial)],
+                    [ph("x"), node] + epilogue + [out(result)])
+    EXPECT[key] = "conv"
+
+
+conv_grouped("conv_grouped_odd", "custom_conv_grouped_odd.py", [3, 6, 13, 17], 10, [3, 3], [2, 2], [1, 1], 2,
+             [fn("tanh", "torch.tanh", ["%conv"])], "%tanh")
+convt("convt_grouped_odd", "custom_convt_grouped_odd.py", [3, 12, 9, 11], 20, [3, 5], s=[2, 3], p=[1, 2], d=[2, 1],
+      groups=4, target="convt", epilogue=[fn("mul", "_operator.mul", ["%convt", 0.5])], result="%mul")
+convt("convt_grouped_phases_odd", "custom_convt_grouped_phases_odd.py", [2, 15, 3, 5, 7], 12, [3, 5, 4],
+      s=[2, 2, 2], p=[1, 2, 1], op=[1, 1, 1], groups=3, bias=True, target="convt",
+      epilogue=[fn("relu", "torch.relu", ["%convt"])], result="%relu")
 
 # Real pooling task specs (level 1, 41-46), copied in as they are (not written here).
 REAL_POOL = {
