@@ -9,6 +9,8 @@
 #include "recipe_expand.h"
 #include "util.h"
 
+#define RECIPE_FOLD_MAX_DIMS 8
+
 static const char *node_str(const json_t *node, const char *key)
 {
     const char *s = json_string_value(json_object_get(node, key));
@@ -143,26 +145,160 @@ static int expand_sdpa(const json_t *spec, const json_t *graph, const json_t *no
     return 0;
 }
 
+/* The graph with every placeholder's shape reads folded (the k-th placeholder is input
+ * k, its shape in the spec): a new graph, or NULL when there were none. */
+static json_t *fold_input_shapes(const json_t *spec, const json_t *graph, strbuf *done)
+{
+    json_t *g = NULL;
+    const json_t *ins = json_object_get(spec, "inputs");
+    size_t k = 0;
+    for (size_t i = 0; i < json_array_size(graph); i++) {
+        const json_t *node = json_array_get(g ? g : graph, i);
+        if (strcmp(node_str(node, "op"), "placeholder"))
+            continue;
+        const json_t *shape = json_object_get(json_array_get(ins, k++), "shape");
+        int64_t dims[RECIPE_FOLD_MAX_DIMS];
+        size_t nd = json_array_size(shape);
+        if (!json_is_array(shape) || nd > RECIPE_FOLD_MAX_DIMS)
+            continue;
+        for (size_t d = 0; d < nd; d++)
+            dims[d] = json_integer_value(json_array_get(shape, d));
+        json_t *f = recipe_fold_shape_reads(g ? g : graph, i, node_str(node, "name"), (int)nd, dims);
+        if (f) {
+            strbuf_addf(done, "%sthe shape of '%s' read as constants", done->len ? "; " : "", node_str(node, "name"));
+            json_decref(g);
+            g = f;
+        }
+    }
+    return g;
+}
+
 int recipe_expand(const json_t *spec, json_t **out, strbuf *done, strbuf *why)
 {
     *out = NULL;
     const json_t *graph = json_object_get(spec, "graph");
+    json_t *folded = fold_input_shapes(spec, graph, done);
+    if (folded)
+        graph = folded;
     size_t n = json_array_size(graph), found = 0;
     for (size_t i = 0; i < n; i++)
         found += is_sdpa(json_array_get(graph, i));
-    if (!found)
-        return 0;
-    json_t *g = json_array();
-    for (size_t i = 0; i < n; i++) {
-        const json_t *node = json_array_get(graph, i);
-        if (!is_sdpa(node)) {
-            json_array_append(g, (json_t *)node);
-        } else if (expand_sdpa(spec, graph, node, g, done, why)) {
-            json_decref(g);
-            return 1;
+    json_t *g = folded;
+    if (found) {
+        g = json_array();
+        for (size_t i = 0; i < n; i++) {
+            const json_t *node = json_array_get(graph, i);
+            if (!is_sdpa(node)) {
+                json_array_append(g, (json_t *)node);
+            } else if (expand_sdpa(spec, graph, node, g, done, why)) {
+                json_decref(g);
+                json_decref(folded);
+                return 1;
+            }
         }
+        json_decref(folded);
     }
+    if (!g)
+        return 0;
     *out = json_deep_copy(spec);
     json_object_set_new(*out, "graph", g);
     return 0;
+}
+
+/* ================================================================== shape reads */
+
+static bool refers(const json_t *a, const char *name)
+{
+    const char *s = json_string_value(a);
+    return s && s[0] == '%' && !strcmp(s + 1, name);
+}
+
+/* v with every "%name" that folded holds replaced by its constant (a new reference). */
+static json_t *substitute(const json_t *v, const json_t *folded)
+{
+    if (json_is_string(v)) {
+        const char *s = json_string_value(v);
+        const json_t *c = s[0] == '%' ? json_object_get(folded, s + 1) : NULL;
+        return json_deep_copy(c ? c : v);
+    }
+    if (json_is_array(v)) {
+        json_t *a = json_array();
+        for (size_t i = 0; i < json_array_size(v); i++)
+            json_array_append_new(a, substitute(json_array_get(v, i), folded));
+        return a;
+    }
+    if (json_is_object(v)) {
+        json_t *o = json_object();
+        const char *key;
+        json_t *val;
+        json_object_foreach((json_t *)v, key, val)
+            json_object_set_new(o, key, substitute(val, folded));
+        return o;
+    }
+    return json_deep_copy(v);
+}
+
+/* The constant node reads, or NULL when it reads no folded shape: x.shape, x.size(),
+ * x.size(d) of name; shape[i] of a folded shape. */
+static json_t *shape_read(const json_t *node, const char *name, int ndim, const int64_t *shape,
+                          const json_t *folded)
+{
+    const char *op = node_str(node, "op"), *target = node_str(node, "target");
+    const json_t *args = json_object_get(node, "args");
+    const json_t *a0 = json_array_get(args, 0), *a1 = json_array_get(args, 1);
+    json_t *whole = json_array();
+    for (int d = 0; d < ndim; d++)
+        json_array_append_new(whole, json_integer(shape[d]));
+    json_t *r = NULL;
+    if (!strcmp(op, "call_function") && !strcmp(target, "builtins.getattr") && refers(a0, name) &&
+        json_array_size(args) == 2 && !strcmp(json_string_value(a1) ? json_string_value(a1) : "", "shape")) {
+        r = json_incref(whole);
+    } else if (!strcmp(op, "call_method") && !strcmp(target, "size") && refers(a0, name)) {
+        const json_t *d = a1 ? a1 : json_object_get(json_object_get(node, "kwargs"), "dim");
+        if (!d) {
+            r = json_incref(whole);
+        } else if (json_is_integer(d)) {
+            json_int_t k = json_integer_value(d);
+            k = k < 0 ? k + ndim : k;
+            r = k >= 0 && k < ndim ? json_integer(shape[k]) : NULL;
+        }
+    } else if (!strcmp(op, "call_function") && !strcmp(target, "_operator.getitem") && json_array_size(args) == 2 &&
+               json_is_string(a0) && json_string_value(a0)[0] == '%' && json_is_integer(a1)) {
+        const json_t *t = json_object_get(folded, json_string_value(a0) + 1);
+        json_int_t k = json_integer_value(a1);
+        k = t && k < 0 ? k + (json_int_t)json_array_size(t) : k;
+        if (json_is_array(t) && k >= 0 && (size_t)k < json_array_size(t))
+            r = json_deep_copy(json_array_get(t, (size_t)k));
+    }
+    json_decref(whole);
+    return r;
+}
+
+json_t *recipe_fold_shape_reads(const json_t *graph, size_t after, const char *name, int ndim,
+                                const int64_t *shape)
+{
+    json_t *folded = json_object(), *g = json_array();
+    for (size_t i = 0; i < json_array_size(graph); i++) {
+        const json_t *node = json_array_get(graph, i);
+        json_t *c = i > after ? shape_read(node, name, ndim, shape, folded) : NULL;
+        if (c) {
+            json_object_set_new(folded, node_str(node, "name"), c);
+            continue;
+        }
+        if (i <= after || !json_object_size(folded)) {
+            json_array_append(g, (json_t *)node);
+            continue;
+        }
+        json_t *copy = json_deep_copy(node);
+        json_object_set_new(copy, "args", substitute(json_object_get(node, "args"), folded));
+        json_object_set_new(copy, "kwargs", substitute(json_object_get(node, "kwargs"), folded));
+        json_array_append_new(g, copy);
+    }
+    bool any = json_object_size(folded) > 0;
+    json_decref(folded);
+    if (!any) {
+        json_decref(g);
+        return NULL;
+    }
+    return g;
 }

@@ -19,6 +19,7 @@
 #define CUTEGEN_RECIPE_EXPAND_H
 
 #include <jansson.h>
+#include <stdint.h>
 
 #include "strbuf.h"
 
@@ -31,5 +32,17 @@
  * wrapper); it is only read.
  */
 int recipe_expand(const json_t *spec, json_t **out, strbuf *done, strbuf *why);
+
+/*
+ * Reads of the shape of the value called name, whose shape is known (an input's, a staged
+ * plan's intermediate's), folded into constants among graph's nodes after index `after`:
+ * `x.shape` (builtins.getattr(x, 'shape')) and its entries (`b, c, d, h, w = x.shape`:
+ * _operator.getitem), `x.size()` and `x.size(d)`. Those nodes are dropped and every
+ * argument that named them holds the number (or the list) instead, so that
+ * `x.view(b, c, -1)` reads as `x.view(32, 64, -1)`. Returns a new graph (the caller owns
+ * it), or NULL when nothing was folded.
+ */
+json_t *recipe_fold_shape_reads(const json_t *graph, size_t after, const char *name, int ndim,
+                                const int64_t *shape);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "recipe.h"
 #include "recipe_conv.h"
+#include "recipe_expand.h"
 #include "recipe_gemm.h"
 #include "recipe_stage.h"
 #include "util.h"
@@ -441,6 +442,11 @@ static int try_cut(const json_t *spec, const json_t *graph, size_t c, const reci
     if (recognise_stage0(spec, graph, c, base, &st->stage[0], &mid, why0))
         return 1;
     strbuf_reset(why0);
+    /* reads of the cut's shape after it (b, c, d, h, w = x.shape; x.size(1)) are now
+     * constants: x.view(b, c, -1) becomes a view with numbers, absorbed below */
+    json_t *folded = recipe_fold_shape_reads(graph, c, mid.name, mid.ndim, mid.shape);
+    if (folded)
+        graph = folded;
     recipe_tensor view = mid;
     size_t last;
     bool to_output;
@@ -466,6 +472,7 @@ static int try_cut(const json_t *spec, const json_t *graph, size_t c, const reci
         }
         json_decref(s1);
     }
+    json_decref(folded);
     if (rc == 0) {
         snprintf(st->cut, sizeof st->cut, "%s", mid.name);
         st->mid = mid;

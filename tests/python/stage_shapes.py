@@ -157,9 +157,23 @@ def shapes_of(spec):
                     d = arg(node, 1, "dim")
                     val[name] = ("pair", reduce_shape(a0, d, bool(arg(node, 2, "keepdim", False)))) \
                         if d is not None else []
+                elif fn == "scaled_dot_product_attention":
+                    # softmax(q k^T * scale) v: the weights (..., L, S) under the name the
+                    # recogniser's expansion gives them (src/recipe_expand.c)
+                    q, kk, v = (get(a) for a in node["args"][:3])
+                    val[name + "_weights"] = q[:-1] + [kk[-2]]
+                    val[name] = q[:-1] + [v[-1]]
+                elif fn == "getattr" and node["args"][1:] == ["shape"]:
+                    val[name] = ("shape", a0)
+                elif fn == "size" and op == "call_method":
+                    d = arg(node, 1, "dim")
+                    val[name] = ("shape", a0) if d is None else a0[d]
                 elif fn == "getitem":
                     v = get(node["args"][0])
-                    val[name] = v[1] if isinstance(v, tuple) else None
+                    if isinstance(v, tuple) and v[0] == "shape":
+                        val[name] = v[1][node["args"][1]]  # an entry of x.shape: a number
+                    else:
+                        val[name] = v[1] if isinstance(v, tuple) else None
                 elif fn in REDUCE:
                     d = arg(node, 1, "dim")
                     val[name] = reduce_shape(a0, d, bool(arg(node, 2, "keepdim", False)))
@@ -183,7 +197,8 @@ def shapes_of(spec):
                         n *= v
                     val[name] = a0[:s0] + [n] + a0[s1 + 1:]
                 elif fn in ("view", "reshape"):
-                    dims = node["args"][1:]
+                    dims = [get(d) if isinstance(d, str) else d for d in node["args"][1:]]
+                    dims = [d[1] if isinstance(d, tuple) else d for d in dims]  # view(x.shape)
                     dims = dims[0] if len(dims) == 1 and isinstance(dims[0], list) else dims
                     n = 1
                     for s in a0:

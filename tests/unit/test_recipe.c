@@ -2920,6 +2920,41 @@ static void test_sdpa_expanded(void **state)
     }
 }
 
+/* Reads of a known shape folded into constants (recipe_expand.c): `b, c, h, w = x.shape`
+ * of a staged intermediate makes x.view(b, c, -1) a view with numbers, absorbed at the cut
+ * (level 2 #38's tail: conv + clamp | softmax over the view | the view back times a
+ * scale); an input's own shape (x / x.shape[-1] * x.size(1)) gives constants. */
+static void test_shape_reads_folded(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    load("staged_shape_reads", &p);
+    assert_int_equal(p.family, RECIPE_STAGED);
+    const struct recipe_staged *st = p.staged;
+    assert_string_equal(st->cut, "clamp");
+    assert_int_equal(st->stage[0].family, RECIPE_CONV);
+    assert_int_equal(st->mid_in.ndim, 3); /* clamp read as x.view(2, 4, -1) */
+    assert_int_equal(st->mid_in.shape[2], 48);
+    const recipe_plan *rest = &st->stage[1];
+    assert_int_equal(rest->family, RECIPE_STAGED);
+    assert_string_equal(rest->staged->cut, "softmax");
+    assert_int_equal(rest->staged->stage[0].family, RECIPE_REDUCE);
+    assert_int_equal(rest->staged->stage[0].red, RED_SOFTMAX);
+    assert_int_equal(rest->staged->stage[0].r, 48);
+    assert_int_equal(rest->staged->mid_in.ndim, 4); /* softmax read as view(2, 4, 6, 8) */
+    assert_int_equal(rest->staged->stage[1].family, RECIPE_POINTWISE);
+    recipe_plan_release(&p);
+
+    load("input_shape_reads", &p);
+    assert_int_equal(p.family, RECIPE_POINTWISE);
+    assert_non_null(strstr(p.expanded, "the shape of 'x' read as constants"));
+    strbuf e = STRBUF_INIT;
+    rx_format(&p, p.root, &e);
+    assert_string_equal(e.buf, "((x / 5) * 6)");
+    strbuf_release(&e);
+    recipe_plan_release(&p);
+}
+
 /* The composite's variants pair the stages' (both firsts first, then each stage's next
  * alternately), and every one generates one file: both stages in their namespaces with
  * their entry points renamed, their macros undefined after them, one cg_forward. */
@@ -3149,6 +3184,7 @@ int main(void)
         cmocka_unit_test(test_tensor_constant),
         cmocka_unit_test(test_staged_plans),
         cmocka_unit_test(test_sdpa_expanded),
+        cmocka_unit_test(test_shape_reads_folded),
         cmocka_unit_test(test_staged_variants_generate),
         cmocka_unit_test(test_staged_text),
         cmocka_unit_test(test_staged_chains),

@@ -1201,6 +1201,37 @@ convt("convt_grouped_phases_odd", "custom_convt_grouped_phases_odd.py", [2, 15, 
       s=[2, 2, 2], p=[1, 2, 1], op=[1, 1, 1], groups=3, bias=True, target="convt",
       epilogue=[fn("relu", "torch.relu", ["%convt"])], result="%relu")
 
+# Reads of a shape folded into constants (recipe_expand.c recipe_fold_shape_reads): level 2
+# #38's tail at small sizes (a convolution, clamp, `b, c, h, w = x.shape`, softmax over
+# x.view(b, c, -1), viewed back, times a per-channel scale): three stages, the views at the
+# cuts; and an input's own shape read (x / x.shape[-1], x.size(1)): a pointwise chain.
+def conv_shape_reads():
+    rep = "Conv2d(3, 4, kernel_size=(3, 3), stride=(1, 1))"
+    node = modattrs(mod("conv", "conv", "Conv2d", rep, ["%x"]),
+                    {"training": True, "in_channels": 3, "out_channels": 4, "transposed": False,
+                     "groups": 1, "padding_mode": "zeros"})
+    inputs = [tensor("x", [2, 3, 8, 10]), tensor("scale", [1, 4, 1, 1], kind="param"),
+              tensor("conv.weight", [4, 3, 3, 3], kind="param"), tensor("conv.bias", [4], kind="param")]
+    g = [ph("x"), node, fn("clamp", "torch.clamp", ["%conv", 0.0, 1.0]),
+         fn("getattr_1", "builtins.getattr", ["%clamp", "shape"])]
+    g += [fn(f"getitem{'_' + str(i) if i else ''}", "_operator.getitem", ["%getattr_1", i]) for i in range(4)]
+    g += [meth("view", "view", ["%clamp", "%getitem", "%getitem_1", -1]),
+          fn("softmax", "torch.softmax", ["%view"], {"dim": 2}),
+          meth("view_1", "view", ["%softmax", "%getitem", "%getitem_1", "%getitem_2", "%getitem_3"]),
+          attr("scale", "scale"), fn("mul", "_operator.mul", ["%view_1", "%scale"]), out("%mul")]
+    FIX["staged_shape_reads"] = spec("custom_conv_clamp_softmax_view.py", inputs, [tensor("output", [2, 4, 6, 8])], g)
+    EXPECT["staged_shape_reads"] = "staged"
+
+
+conv_shape_reads()
+FIX["input_shape_reads"] = spec("custom_input_shape_reads.py", [tensor("x", [4, 6, 5])], [tensor("output", [4, 6, 5])],
+                                [ph("x"), fn("getattr_1", "builtins.getattr", ["%x", "shape"]),
+                                 fn("getitem", "_operator.getitem", ["%getattr_1", -1]),
+                                 fn("truediv", "_operator.truediv", ["%x", "%getitem"]),
+                                 meth("size", "size", ["%x", 1]),
+                                 fn("mul", "_operator.mul", ["%truediv", "%size"]), out("%mul")])
+EXPECT["input_shape_reads"] = "pointwise"
+
 # Real pooling task specs (level 1, 41-46), copied in as they are (not written here).
 REAL_POOL = {
     "real_l1_41_Max_Pooling_1D": "pool", "real_l1_42_Max_Pooling_2D": "pool",
