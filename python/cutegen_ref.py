@@ -268,13 +268,14 @@ def input_names(task, n):
     return [params[i] if i < len(params) else f"input{i}" for i in range(n)]
 
 
-def tensor_constant(torch, gm, target):
+def tensor_constant(torch, model, gm, target):
     """The one value of a tensor constant that tracing made an attribute of the graph
     module (`torch.tensor(0.5)` in forward() becomes get_attr '_tensor_constant0'), which is
     not among the model's parameters and buffers and so not an input: a float or int (a
     bool as 0 or 1), or None for anything else (a parameter, a buffer, a larger tensor, a
-    value JSON cannot hold)."""
-    if target in dict(gm.named_parameters()) or target in dict(gm.named_buffers()):
+    value JSON cannot hold). The model's state is what counts: the graph module registers
+    such a constant as a buffer of its own (torch.fx's _copy_attr)."""
+    if target in dict(model.named_parameters()) or target in dict(model.named_buffers()):
         return None
     try:
         t = gm
@@ -318,7 +319,7 @@ def fx_graph(torch, model):
         entry = {"name": node.name, "op": node.op, "target": str(target),
                  "args": arg(node.args), "kwargs": arg(node.kwargs)}
         if node.op == "get_attr":
-            const = tensor_constant(torch, gm, str(node.target))
+            const = tensor_constant(torch, model, gm, str(node.target))
             if const is not None:
                 entry["value"] = const
         if node.op == "call_module":

@@ -57,10 +57,21 @@ class GraphModule:
         return [("scale", self.scale)]
 
     def named_buffers(self):
-        return [("running", self.running)]
+        # torch.fx's GraphModule registers the constants it copies as buffers of its own
+        return [("running", self.running)] + [(k, v) for k, v in vars(self).items() if k.startswith("_tensor_constant")]
 
 
-gm = GraphModule()
+class Model:
+    """The traced model: its own state is the parameter and the buffer only."""
+
+    def named_parameters(self):
+        return [("scale", None)]
+
+    def named_buffers(self):
+        return [("running", None)]
+
+
+gm, model = GraphModule(), Model()
 cases = [
     ("_tensor_constant0", 0.5), ("_tensor_constant1", 3), ("_tensor_constant2", 1),
     ("_tensor_constant3", None), ("_tensor_constant4", None), ("_tensor_constant5", None),
@@ -68,7 +79,7 @@ cases = [
 ]
 failed = 0
 for target, want in cases:
-    got = ref.tensor_constant(FakeTorch, gm, target)
+    got = ref.tensor_constant(FakeTorch, model, gm, target)
     ok = got == want and type(got) is type(want)
     if got is not None:
         json.loads(json.dumps({"value": got}, allow_nan=False))  # what the spec's JSON must hold
