@@ -2955,6 +2955,36 @@ static void test_shape_reads_folded(void **state)
     recipe_plan_release(&p);
 }
 
+/* Grouped convolutions with at most 16 output channels a group: a 16-wide tile first (a
+ * 32-wide one would multiply zero columns), the 32-wide one second; the NCHW gather only. */
+static void test_grouped_conv_variants(void **state)
+{
+    (void)state;
+    static const char *fixtures[] = { "convt_l1_72_grouped", "conv_grouped_odd", "convt_grouped_odd" };
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++) {
+        recipe_plan p;
+        load(fixtures[i], &p);
+        assert_true(p.conv.groups > 1 && p.conv.gn <= 16);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n >= 2);
+        assert_int_equal(v[0].conv.bn, 16);
+        assert_true(v[1].conv.bn > 16);
+        for (int k = 0; k < n; k++)
+            assert_int_equal(v[k].conv.nhwc, 0);
+        strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+        if (recipe_generate(&p, &v[0], recipe_dir(), &cu, &err))
+            fail_msg("%s: %s", fixtures[i], err.buf);
+        assert_non_null(strstr(cu.buf, "#define CGR_GROUPS "));
+        assert_non_null(strstr(cu.buf, "#define CGR_BN 16\n"));
+        strbuf_release(&cu);
+        strbuf_release(&err);
+        recipe_plan_release(&p);
+    }
+}
+
 /* The composite's variants pair the stages' (both firsts first, then each stage's next
  * alternately), and every one generates one file: both stages in their namespaces with
  * their entry points renamed, their macros undefined after them, one cg_forward. */
@@ -3185,6 +3215,7 @@ int main(void)
         cmocka_unit_test(test_staged_plans),
         cmocka_unit_test(test_sdpa_expanded),
         cmocka_unit_test(test_shape_reads_folded),
+        cmocka_unit_test(test_grouped_conv_variants),
         cmocka_unit_test(test_staged_variants_generate),
         cmocka_unit_test(test_staged_text),
         cmocka_unit_test(test_staged_chains),
