@@ -758,9 +758,10 @@ static bool conv_f16_fits(const recipe_conv_params *v)
 }
 
 /* A stride-1 transposed convolution: the first tile that fits, as the flipped convolution
- * channels-last, second (after the transposed form's first; the last tile makes room when
- * the list is full). Not yet timed on a GPU (session 15): a `--variants 2` sweep times the
- * two side by side. */
+ * channels-last, first (the transposed form's first tile second; the last tile makes room
+ * when the list is full). H200, 12-05 03:26 (docs/perf.md): timed side by side with the
+ * transposed form's first tile, it won on all 9 stride-1 problems of level 1, 1.6-2.4x
+ * over the previous rows (#70 0.991x -> 2.387x eager, #57 0.303x -> 0.487x). */
 static int insert_flipped(const recipe_conv_plan *c, recipe_params *out, int n, int max)
 {
     for (int i = 0; i < n; i++) {
@@ -771,8 +772,8 @@ static int insert_flipped(const recipe_conv_plan *c, recipe_params *out, int n, 
         k.conv.prec = conv_f16_fits(&k.conv) ? RECIPE_GEMM_3XF16 : RECIPE_GEMM_3XTF32;
         if (n == max)
             n--;
-        memmove(&out[2], &out[1], (size_t)(n - 1) * sizeof out[0]);
-        out[1] = k;
+        memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
+        out[0] = k;
         return n + 1;
     }
     return n;
@@ -862,8 +863,8 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         }
     }
     /* grouped with at most 16 output channels a group (level 1 #72: 8, #75: 16): a 16-wide
-     * tile first (a 32-wide one multiplies half or more zero columns; not yet timed against
-     * it: --variants 2 does, session 17) */
+     * tile first (a 32-wide one multiplies half or more zero columns). H200, 12-05 03:26:
+     * #72 2.395x eager against 2.177x with the 32-wide tile, #75 1.611x against 1.214x */
     if (c->groups > 1 && c->gn <= 16 && n > 0) {
         static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0 };
         recipe_params k;
@@ -892,8 +893,13 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             break;
         }
     n = interleave_nhwc(c, out, n, max - 1);
+    /* the plain TF32 copy of the first (a transposed convolution's: of its transposed form,
+     * not the flipped one) */
+    int first = 0;
+    while (c->transposed && first + 1 < n && out[first].conv.nhwc == 2)
+        first++;
     if (n > 0 && n < max) {
-        recipe_params k = out[0];
+        recipe_params k = out[first];
         k.conv.prec = 1;
         out[n++] = k;
     }

@@ -159,8 +159,9 @@ extra matmul_3xtf32 matmul 'gemm 3xtf32 tile=128x128x32'
 extra conv2d_3xf16 conv2d_relu_biasadd 'conv tile' 's/^#define CGR_PREC 0$/#define CGR_PREC 2/'
 # the convolution's variant 0 is channels-last (CGR_NHWC); its NCHW gather (variant 1)
 extra conv2d_nchw conv2d_relu_biasadd 'conv tile'
-# a stride-1 transposed convolution as the flipped convolution channels-last (CGR_FLIP)
-extra convt_flip convt_l1_57_2d 'flipped channels-last'
+# a stride-1 transposed convolution: its variant 0 is the flipped convolution channels-last
+# (CGR_FLIP); its transposed form (the division gather at stride 1) second
+extra convt_stride1_gather convt_l1_57_2d 'conv tile=256x64'
 # variants after variant 0: softmax's persistent prefetching cluster (bulk copies,
 # mbarrier), LayerNorm's persistent held chunks
 extra softmax_prefetch softmax prefetch
