@@ -1320,7 +1320,7 @@ static int walk_node(struct walk *w, const json_t *node, int *placeholder, int *
         if (k < 0 && !json_is_number(value))
             return not_covered(w, "attribute '%s' is not a parameter or buffer of the spec, and the spec holds no "
                                   "value for it (a tensor constant of more than one element, or a spec made "
-                                  "before they were recorded)", target);
+                                  "before they were recorded: make the spec again with this cutegen)", target);
         if (k < 0) {
             out = const_value(json_number_value(value)); /* a one-element tensor constant */
         } else {

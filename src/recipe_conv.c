@@ -862,26 +862,6 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             out[n++] = k;
         }
     }
-    /* grouped with at most 16 output channels a group (level 1 #72: 8, #75: 16): a 16-wide
-     * tile first (a 32-wide one multiplies half or more zero columns). H200, 12-05 03:26:
-     * #72 2.395x eager against 2.177x with the 32-wide tile, #75 1.611x against 1.214x */
-    if (c->groups > 1 && c->gn <= 16 && n > 0) {
-        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0 };
-        recipe_params k;
-        memset(&k, 0, sizeof k);
-        k.threads = 32 * narrow.wm * narrow.wn;
-        k.conv = narrow;
-        if (n == max)
-            n--;
-        memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
-        out[0] = k;
-        n++;
-        if (n < max) { /* its plain TF32 copy last, as for the others */
-            out[n] = out[0];
-            out[n++].conv.prec = 1;
-        }
-        return n;
-    }
     /* transposed: the 256 x 64 tile first where it is offered. H200 (docs/perf.md, lab
      * round 20): 57 (stride 1) 17.1 ms against 128 x 64's 20.9, level 2 #5 (stride 2)
      * 29.1 against 34.0; the other tiles slower still */
@@ -892,6 +872,21 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             out[0] = k;
             break;
         }
+    /* grouped with at most 16 output channels a group (level 1 #72: 8, #75: 16): a 16-wide
+     * tile first (a 32-wide one multiplies half or more zero columns). H200, 12-05 03:26:
+     * #72 2.395x eager against 2.177x with the 32-wide tile, #75 1.611x against 1.214x.
+     * Grouped plans take neither channels-last nor the flipped form: the tail below only
+     * adds the plain TF32 copy of this first one. */
+    if (c->groups > 1 && c->gn <= 16 && n > 0) {
+        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0 };
+        if (n >= max - 1)
+            n = max - 2;
+        memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
+        memset(&out[0], 0, sizeof out[0]);
+        out[0].threads = 32 * narrow.wm * narrow.wn;
+        out[0].conv = narrow;
+        n++;
+    }
     n = interleave_nhwc(c, out, n, max - 1);
     /* the plain TF32 copy of the first (a transposed convolution's: of its transposed form,
      * not the flipped one) */
