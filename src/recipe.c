@@ -848,25 +848,36 @@ static void input_value(struct walk *w, int k, struct value *out)
 
 static int input_named(const recipe_plan *p, const char *name);
 
-/* BatchNorm1d in eval mode on a GEMM's 2-D product (channels are its columns), from its
- * running statistics: (x - running_mean) / sqrt(running_var + eps) * weight + bias. */
-static int gemm_batchnorm(struct walk *w, const json_t *node, const struct value *x, const char *repr,
-                          struct value *out)
+/* BatchNorm in eval mode, from its running statistics: (x - running_mean) / sqrt(running_var
+ * + eps) * weight + bias, a value a channel. On a GEMM's 2-D product (BatchNorm1d) the
+ * channels are its columns, and the [N] parameters broadcast along them as they are; on a
+ * convolution's output (BatchNorm1d/2d/3d) the channel is dim 1, so the parameters [COUT]
+ * are marked as one value a channel (conv.chan_vec) for the epilogue to read by channel. */
+static int eval_batchnorm(struct walk *w, const json_t *node, const struct value *x, const char *base,
+                          const char *repr, struct value *out)
 {
     recipe_plan *p = w->p;
     const char *target = json_string_value(json_object_get(node, "target"));
-    if (p->gemm.ndim != 2)
-        return not_covered(w, "%s of a product that is not 2-D", "BatchNorm1d");
+    if (p->family == RECIPE_GEMM && p->gemm.ndim != 2)
+        return not_covered(w, "%s of a product that is not 2-D", base);
     if (!target || !repr || !strstr(repr, "track_running_stats=True"))
-        return not_covered(w, "%s without running statistics (batch statistics)", "BatchNorm1d");
+        return not_covered(w, "%s without running statistics (batch statistics)", base);
     char name[160];
     int k[4];
     static const char *parts[] = { "running_mean", "running_var", "weight", "bias" };
     for (int i = 0; i < 4; i++) {
         snprintf(name, sizeof name, "%s.%s", target, parts[i]);
         k[i] = input_named(p, name);
-        if (k[i] < 0 && (i < 2 || strstr(repr, "affine=True")))
-            return not_covered(w, "BatchNorm1d without its %s among the inputs", parts[i]);
+        if (k[i] < 0 && (i < 2 || strstr(repr, "affine=True"))) {
+            snprintf(name, sizeof name, "%s without its %s among the inputs", base, parts[i]);
+            return not_covered(w, "%s", name);
+        }
+        if (k[i] >= 0 && p->family == RECIPE_CONV) {
+            const recipe_tensor *t = &p->inputs[k[i]];
+            if (t->ndim != 1 || t->shape[0] != p->conv.cout)
+                return not_covered(w, "%s whose parameters are not one value an output channel", base);
+            p->conv.chan_vec |= 1u << k[i];
+        }
     }
     struct value v[4], eps, t, d;
     for (int i = 0; i < 4; i++)
@@ -875,14 +886,12 @@ static int gemm_batchnorm(struct walk *w, const json_t *node, const struct value
     memset(&eps, 0, sizeof eps);
     eps.kind = V_CONST;
     eps.num = repr_num(repr, "eps=", 1e-5);
-    if (make_op(w, RX_SUB, x, &v[0], 0, 0, &t, "BatchNorm1d") ||
-        make_op(w, RX_ADD, &v[1], &eps, 0, 0, &d, "BatchNorm1d") ||
-        make_op(w, RX_RSQRT, &d, NULL, 0, 0, &d, "BatchNorm1d") ||
-        make_op(w, RX_MUL, &t, &d, 0, 0, &t, "BatchNorm1d"))
+    if (make_op(w, RX_SUB, x, &v[0], 0, 0, &t, base) || make_op(w, RX_ADD, &v[1], &eps, 0, 0, &d, base) ||
+        make_op(w, RX_RSQRT, &d, NULL, 0, 0, &d, base) || make_op(w, RX_MUL, &t, &d, 0, 0, &t, base))
         return 1;
-    if (k[2] >= 0 && make_op(w, RX_MUL, &t, &v[2], 0, 0, &t, "BatchNorm1d"))
+    if (k[2] >= 0 && make_op(w, RX_MUL, &t, &v[2], 0, 0, &t, base))
         return 1;
-    if (k[3] >= 0 && make_op(w, RX_ADD, &t, &v[3], 0, 0, &t, "BatchNorm1d"))
+    if (k[3] >= 0 && make_op(w, RX_ADD, &t, &v[3], 0, 0, &t, base))
         return 1;
     *out = t;
     return 0;
@@ -1060,8 +1069,9 @@ static int elementwise(struct walk *w, const char *name, const json_t *node, con
         for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
             if (!strcmp(base, mods[i].m))
                 return make_op(w, mods[i].op, x, NULL, 0, 0, out, base);
-        if (!strcmp(base, "BatchNorm1d") && w->p->family == RECIPE_GEMM)
-            return gemm_batchnorm(w, node, x, repr, out);
+        if ((!strcmp(base, "BatchNorm1d") && w->p->family == RECIPE_GEMM) ||
+            (!strncmp(base, "BatchNorm", 9) && w->p->family == RECIPE_CONV))
+            return eval_batchnorm(w, node, x, base, repr, out);
         if (!strcmp(base, "GroupNorm") && w->p->family == RECIPE_GEMM)
             return gemm_groupnorm(w, node, x, repr, out);
         if (!strcmp(base, "Identity") || !strcmp(base, "Dropout")) {

@@ -172,6 +172,8 @@ typedef struct recipe_conv_plan {
     int64_t m, gn, gk; /* the GEMM's M, N, K (a group's: N = COUT/groups, K = CIN/groups*taps;
                           depthwise: K = KD*KH*KW a channel) */
     enum recipe_conv_in kind[RECIPE_MAX_INPUTS];
+    unsigned chan_vec; /* bit i: input i is read as one value a channel although it is 1-D
+                          (BatchNorm's running statistics and affine parameters [COUT]) */
 } recipe_conv_plan;
 
 /*

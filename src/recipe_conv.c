@@ -346,8 +346,8 @@ int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
         /* one value per channel: right-aligned against the output, every dim 1 but the
          * channel dim (the conv's own bias [COUT] is added by the walk as such) */
         int lead = o->ndim - t->ndim;
-        bool chan = contiguous_strides(t) && (lead >= 0 || i == c->bias);
-        if (i == c->bias)
+        bool chan = contiguous_strides(t) && (lead >= 0 || i == c->bias || (c->chan_vec & (1u << i)));
+        if (i == c->bias || (c->chan_vec & (1u << i)))
             chan = t->ndim == 1 && t->shape[0] == c->cout;
         else
             for (int d = 0; chan && d < t->ndim; d++)

@@ -1070,6 +1070,8 @@ static void test_conv_recognition(void **state)
         { "l1_82_conv_depthwise_2D_square_input_square_kernel", "conv" },
         { "l1_83_conv_depthwise_2D_square_input_asymmetric_kernel", "conv" },
         { "l1_86_conv_depthwise_separable_2D", "staged" }, /* two convolutions */
+        { "l2_73_Conv2d_BatchNorm_Scaling", "conv" },       /* BatchNorm2d in the epilogue */
+        { "l2_52_Conv2d_Activation_BatchNorm", "conv" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *path = xasprintf("%s/tests/data/recipe/conv/%s.json", cg_source_dir(), cases[i].name);
@@ -1124,6 +1126,22 @@ static void test_conv_plans(void **state)
     float x[4] = { 0, 0.25f, 0, -1.f };
     assert_float_equal(rx_eval(&p, p.epi, x, 0.5f), 0.25f, 1e-7); /* relu(0.5 - 1) + 0.25 */
     assert_float_equal(rx_eval(&p, p.epi, x, 2.f), 1.25f, 1e-7);
+    recipe_plan_release(&p);
+    /* level 2 #73: conv(+bias) -> BatchNorm2d (eval) -> * 2; the running statistics and the
+     * affine parameters [64] are read one value an output channel, not right-aligned */
+    p = load_conv("l2_73_Conv2d_BatchNorm_Scaling");
+    c = &p.conv;
+    assert_int_equal(c->bias, 2);
+    for (int i = 2; i <= 6; i++)
+        assert_int_equal(c->kind[i], RC_CHAN);
+    assert_int_equal(c->kind[7], RC_UNUSED);
+    assert_int_equal(c->chan_vec, 0x78u); /* bn.weight, bn.bias, running_mean, running_var */
+    {
+        /* ((r + 0.5 - 0.25) * rsqrt(4) * 2 - 1) * 2 = 2 at r = 1.75 */
+        float xb[8] = { 0, 0, 0.5f, 2.f, -1.f, 0.25f, 4.f - 1e-5f, 0 };
+        assert_float_equal(rx_eval(&p, p.epi, xb, 1.75f), 2.f, 1e-6);
+        assert_float_equal(rx_eval(&p, p.epi, xb, -0.25f), -2.f, 1e-6);
+    }
     recipe_plan_release(&p);
     /* level 1 #80: padding (2, 4), dilation (2, 3), no bias */
     p = load_conv("l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__");
