@@ -1426,6 +1426,40 @@ static void slots_text(const recipe_norm *nm, const norm_stat *s, strbuf *out)
         strbuf_addf(out, ", %s", nm->slot_name[s->slot + 1]);
 }
 
+/* More than any GPU holds on chip (an H200: 50 MB of L2, ~30 MB of shared memory and ~34 MB
+ * of registers; a B200 about twice that). */
+#define NORM_ONCHIP_BYTES (256.0 * 1024 * 1024)
+
+static double tensor_bytes(const recipe_tensor *t)
+{
+    double n = elem_size(t->dtype);
+    for (int d = 0; d < t->ndim; d++)
+        n *= (double)t->shape[d];
+    return n;
+}
+
+/* The statistics of a block of r elements come before any of its outputs. A block larger
+ * than on-chip memory is read again for its outputs, whatever the kernel: the traffic
+ * floor is then the full-size inputs twice, not once, and the speed of light taken over
+ * the inputs and outputs once is out of reach by that ratio. Says so, with the ratio. */
+static void traffic_text(const recipe_plan *p, strbuf *out)
+{
+    double block = (double)p->r * elem_size(p->output.dtype), once = tensor_bytes(&p->output), full = 0;
+    if (block <= NORM_ONCHIP_BYTES)
+        return;
+    for (int i = 0; i < p->n_inputs; i++) {
+        if (p->kind[i] == RK_UNUSED)
+            continue;
+        once += tensor_bytes(&p->inputs[i]);
+        if (p->kind[i] == RK_FULL)
+            full += tensor_bytes(&p->inputs[i]);
+    }
+    strbuf_addf(out, "traffic: a statistic's block is %.0f MiB, more than a GPU holds on chip, and its "
+                     "statistics come before its outputs: its full-size inputs are read twice whatever the "
+                     "kernel (%.0f%% of the speed of light over inputs and outputs once at best)\n",
+                block / (1024.0 * 1024.0), 100.0 * once / (once + full));
+}
+
 void recipe_norm_describe(const recipe_plan *p, strbuf *out)
 {
     static const char *kinds[] = { "unused", "full (16-byte vectors)", "scalar (one element)",
@@ -1460,6 +1494,8 @@ void recipe_norm_describe(const recipe_plan *p, strbuf *out)
     strbuf_adds(out, "output = ");
     rx_format(p, p->root, out);
     strbuf_addc(out, '\n');
+    if (nm->n_stats)
+        traffic_text(p, out);
 }
 
 void recipe_norm_summary(const recipe_plan *p, strbuf *out)

@@ -2799,6 +2799,27 @@ static void test_logsumexp_plans(void **state)
 
 /* torch.min(x, torch.tensor(0.0, device=x.device)): x.device is taken only by torch.tensor,
  * whose one number is a constant (level 2 #93: the minimum in the convolution's epilogue). */
+/* A statistic over more than a GPU holds on chip (level 1 #37: the norm of the whole 7 GiB
+ * tensor) comes before any output, so x is read twice: the plan says so and by how much
+ * (x once and the output once against x twice: 2/3); a small one says nothing. */
+static void test_norm_traffic_floor(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    strbuf text = STRBUF_INIT;
+    load("frobenius", &p);
+    recipe_describe(&p, &text);
+    assert_non_null(strstr(text.buf, "traffic: a statistic's block is 7168 MiB"));
+    assert_non_null(strstr(text.buf, "(67% of the speed of light"));
+    recipe_plan_release(&p);
+    strbuf_reset(&text);
+    load("small_frobenius", &p);
+    recipe_describe(&p, &text);
+    assert_null(strstr(text.buf, "traffic:"));
+    recipe_plan_release(&p);
+    strbuf_release(&text);
+}
+
 static void test_tensor_constant(void **state)
 {
     (void)state;
@@ -3231,6 +3252,7 @@ int main(void)
         cmocka_unit_test(test_view_of_input),
         cmocka_unit_test(test_logsumexp_plans),
         cmocka_unit_test(test_tensor_constant),
+        cmocka_unit_test(test_norm_traffic_floor),
         cmocka_unit_test(test_staged_plans),
         cmocka_unit_test(test_sdpa_expanded),
         cmocka_unit_test(test_shape_reads_folded),
