@@ -113,6 +113,10 @@
 #define CGR_OUT_SHAPE {8, 128, 128, 128}
 __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
 #endif
+#ifndef CGR_CHANRED
+#define CGR_CHANRED 0       // a reduction over the channels: 1 sum, 2 mean, 3 max, 4 min, 5 logsumexp
+__device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; return r; }
+#endif
 #ifndef CGR_TRANSPOSED
 #define CGR_TRANSPOSED 0    // 1: ConvTranspose (x gathered by division, weight [CIN, COUT, k...])
 #endif
@@ -315,6 +319,60 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t idx,
     return cgr_epi(acc, x);
 }
 
+// ---------------------------------------------------------------- channel reductions
+//
+// CGR_CHANRED: the output is a reduction over the channels (dim 1) of cgr_pre(convolution)
+// (cgr_pre reading the inputs as finish() does), then cgr_epi of the reduced value
+// (scalars only): y[nb*P + pixel], one value an output pixel. Every channel is in the CTA's
+// tile (COUT <= BN, one group), so a row of the GEMM is reduced in the CTA as
+// gemm_tc.cu's row reductions are: in the thread over its columns, across the quad of
+// lanes that share the row, then across the warps along N through shared memory.
+
+constexpr int kChanRed = CGR_CHANRED;
+static_assert(kChanRed == 0 || (kN <= kBN && kG == 1), "a channel reduction: every channel in the CTA's tile, no groups");
+
+struct CStat {
+    float a, b;  // sum, max or min (a); logsumexp: (max a, sum of exp(x - a) b)
+};
+
+__device__ __forceinline__ CStat cr_identity()
+{
+    if constexpr (kChanRed == 3 || kChanRed == 5)
+        return { -INFINITY, 0.f };
+    else if constexpr (kChanRed == 4)
+        return { INFINITY, 0.f };
+    else
+        return { 0.f, 0.f };
+}
+
+__device__ __forceinline__ CStat cr_combine(CStat x, CStat y)
+{
+    if constexpr (kChanRed == 5) {
+        if (x.a == -INFINITY)
+            return y;
+        if (y.a == -INFINITY)
+            return x;
+        const float m = (x.a != x.a || x.a > y.a) ? x.a : y.a;
+        return { m, x.b * expf(x.a - m) + y.b * expf(y.a - m) };
+    } else if constexpr (kChanRed == 3) {
+        return { (x.a != x.a || x.a > y.a) ? x.a : y.a, 0.f };  // NaN propagates, as torch.max
+    } else if constexpr (kChanRed == 4) {
+        return { (x.a != x.a || x.a < y.a) ? x.a : y.a, 0.f };
+    } else {
+        return { x.a + y.a, 0.f };
+    }
+}
+
+__device__ __forceinline__ float cr_final(CStat x)
+{
+    if constexpr (kChanRed == 2)
+        return x.a / float(kCout);
+    else if constexpr (kChanRed == 5)
+        return x.a == -INFINITY ? -INFINITY : x.a + logf(x.b);
+    else
+        return x.a;
+}
+
 // ---------------------------------------------------------------- rows and phases
 
 // A phase's taps: how many a dim, and its K (CIN x taps).
@@ -460,6 +518,72 @@ CUTE_HOST_DEVICE int64_t nhwc_w_src(int co, int k)
 
 #ifndef CGR_CONV_EMULATE
 // ---------------------------------------------------------------- the kernel
+
+// The channel reduction's epilogue (CGR_CHANRED): each thread's accumulators of a row
+// through cgr_pre, reduced over its columns, then over the quad of lanes holding the
+// row's other columns (m16n8 atoms: values 0-1 on one row, 2-3 on the row 8 below);
+// lane 0 of the quad writes red[warp along N][row in tile]; after a barrier thread t < BM
+// combines row t's WN partials and writes cgr_epi of the result.
+static_assert(kChanRed == 0 || kWN * kBM * int(sizeof(CStat)) <= kSmemBytes, "the warps' partials in shared memory");
+template <class Acc, class Coord>
+__device__ __forceinline__ void chan_reduce(const Params &p, const Acc &acc, const Coord &tCcC, int tm, CStat *red)
+{
+    const int t = int(threadIdx.x);
+    const int slot = (t / 32) / kWM;  // the TiledMMA's warps are (WM, WN), column-major
+    CUTE_UNROLL
+    for (int mi = 0; mi < size<1>(acc); ++mi) {
+        CUTE_UNROLL
+        for (int v1 = 0; v1 < 2; ++v1) {
+            const int m = get<0>(tCcC(make_coord(make_coord(0, v1), mi, 0)));
+            CStat st = cr_identity();
+            RowPix rp;
+            if (row_pixel(m, rp)) {
+                const int64_t row = int64_t(rp.nb) * kCout * kP + rp.pix;
+                CUTE_UNROLL
+                for (int ni = 0; ni < size<2>(acc); ++ni) {
+                    CUTE_UNROLL
+                    for (int v0 = 0; v0 < 2; ++v0) {
+                        const auto c = make_coord(make_coord(v0, v1), mi, ni);
+                        const int co = get<1>(tCcC(c));
+                        if (co < kN) {
+                            const int64_t idx = row + int64_t(co) * kP;
+                            float x[kNin > 0 ? kNin : 1];
+                            for_inputs([&](auto ic) {
+                                constexpr int I = decltype(ic)::value;
+                                x[I] = load_in<I>(p, idx, co);
+                            });
+                            st = cr_combine(st, { cgr_pre(acc(c), x), 1.f });
+                        }
+                    }
+                }
+            }
+            CUTE_UNROLL
+            for (int o = 1; o <= 2; o *= 2) {
+                CStat other;
+                other.a = __shfl_xor_sync(0xffffffffu, st.a, o);
+                other.b = __shfl_xor_sync(0xffffffffu, st.b, o);
+                st = cr_combine(st, other);
+            }
+            if (t % 4 == 0)
+                red[slot * kBM + (m - tm * kBM)] = st;
+        }
+    }
+    __syncthreads();
+    static_assert(kBM <= kThreads, "a thread a row of the tile");
+    RowPix rp;
+    if (t < kBM && row_pixel(tm * kBM + t, rp)) {
+        CStat st = red[t];
+        for (int w = 1; w < kWN; ++w)
+            st = cr_combine(st, red[w * kBM + t]);
+        const int64_t o = int64_t(rp.nb) * kP + rp.pix;
+        float x[kNin > 0 ? kNin : 1];
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            x[I] = load_in<I>(p, o, 0);  // scalars only (src/recipe_conv.c)
+        });
+        p.out[o] = cgr_epi(cr_final(st), x);
+    }
+}
 
 __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p)
 {
@@ -761,6 +885,11 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     // found once (row_pixel's divisions) for the MMA_N x 2 accumulators it holds, not once each.
     static_assert(decltype(size<0>(acc))::value == 4 && decltype(rank<0>(acc))::value == 2,
                   "accumulator values: (column pair, row pair)");
+    if constexpr (kChanRed != 0) {
+        __syncthreads();  // the pipeline's shared memory holds the warps' partials below
+        chan_reduce(p, acc, tCcC, tm, reinterpret_cast<CStat *>(smem_raw));
+        return;
+    }
     float *Y = p.out;
     CUTE_UNROLL
     for (int mi = 0; mi < size<1>(acc); ++mi) {

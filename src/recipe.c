@@ -352,8 +352,14 @@ static int begin_reduction(struct walk *w, const struct value *x, const char *wh
             return not_covered(w, "%s of something that does not depend on the matrix product", what);
         return 0;
     }
-    if (w->p->family == RECIPE_CONV)
-        return not_covered(w, "%s after a convolution (the conv epilogue is pointwise)", what);
+    if (w->p->family == RECIPE_CONV) {
+        /* one reduction of the convolution's epilogue (over its channels: recipe_conv_finish) */
+        if (w->n_reductions++)
+            return not_covered(w, "more than one reduction after a convolution (%s is the second)", what);
+        if (x->kind != V_EXPR || !w->has_acc[x->node])
+            return not_covered(w, "%s of something that does not depend on the convolution", what);
+        return 0;
+    }
     if (w->n_reductions++)
         return not_covered(w, "more than one reduction (%s is the second)", what);
     if (!plain_layout(x))
@@ -1257,6 +1263,7 @@ static void conv_value(struct walk *w, struct value *out)
     out->kind = V_EXPR;
     out->node = add_node(p, RX_ACC, -1, -1, 0, 0);
     mark(w, out->node);
+    p->conv.acc_node = out->node;
     if (p->conv.bias >= 0) {
         int b = add_node(p, RX_INPUT, -1, -1, 0, 0);
         p->nodes[b].input = p->conv.bias;

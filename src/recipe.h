@@ -174,6 +174,10 @@ typedef struct recipe_conv_plan {
     enum recipe_conv_in kind[RECIPE_MAX_INPUTS];
     unsigned chan_vec; /* bit i: input i is read as one value a channel although it is 1-D
                           (BatchNorm's running statistics and affine parameters [COUT]) */
+    int acc_node;      /* the convolution's RX_ACC node (its value before the bias) */
+    int chanred;       /* a reduction over the channels (dim 1) follows: 0 none, 1 sum, 2 mean,
+                          3 max, 4 min, 5 logsumexp (recipes/conv_tc.cu CGR_CHANRED); the
+                          plan's root is then its operand (cgr_pre) and epi what follows (cgr_epi) */
 } recipe_conv_plan;
 
 /*

@@ -301,19 +301,100 @@ static void mark_used(const recipe_plan *p, int n, bool *used, bool *acc)
     mark_used(p, x->b, used, acc);
 }
 
+/* The convolution's output as a contiguous tensor: (N, COUT, spatial...). */
+static recipe_tensor conv_output(const recipe_conv_plan *c)
+{
+    recipe_tensor t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.dtype, sizeof t.dtype, "float32");
+    t.ndim = c->dims + 2;
+    t.shape[0] = c->n;
+    t.shape[1] = c->cout;
+    for (int d = 0; d < c->dims; d++)
+        t.shape[2 + d] = c->out[3 - c->dims + d];
+    int64_t acc = 1;
+    for (int d = t.ndim - 1; d >= 0; d--) {
+        t.stride[d] = acc;
+        acc *= t.shape[d];
+    }
+    return t;
+}
+
+static bool same_shape(const recipe_tensor *a, const recipe_tensor *b)
+{
+    bool same = a->ndim == b->ndim;
+    for (int d = 0; same && d < a->ndim; d++)
+        same = a->shape[d] == b->shape[d];
+    return same;
+}
+
+/*
+ * A reduction over the convolution's channels (dim 1) after its epilogue (level 2's 25:
+ * torch.min(conv(x), dim=1, keepdim=True)[0], then tanh twice): sum, mean, max, min or
+ * logsumexp of the value p->root (cgr_pre), then result (cgr_epi of the reduced value,
+ * reading scalars only), one value an output pixel. The kernel reduces a pixel's channels
+ * in the CTA (recipes/conv_tc.cu CGR_CHANRED): ungrouped, at most 128 channels (a tile's
+ * width). Marks in post the inputs result reads. 1 (why set) when not covered.
+ */
+static int chanred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bool *post, strbuf *why)
+{
+    static const struct { enum recipe_red red; int kind; } kinds[] = {
+        { RED_SUM, 1 }, { RED_MEAN, 2 }, { RED_MAX, 3 }, { RED_MIN, 4 }, { RED_LOGSUMEXP, 5 },
+    };
+    recipe_conv_plan *c = &p->conv;
+    const char *name = recipe_red_name(p->red);
+    c->chanred = 0;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (p->red == kinds[i].red)
+            c->chanred = kinds[i].kind;
+    if (!c->chanred)
+        return nc(why, "%s after a convolution (sum, mean, max, min and logsumexp over its channels are covered)", name);
+    int dim = p->dim < 0 ? p->dim + cs->ndim : p->dim;
+    if (p->red_all || p->n_dims > 1 || dim != 1)
+        return nc(why, "%s of a convolution over other than its channels (dim 1)", name);
+    if (c->groups > 1 || c->depthwise)
+        return nc(why, "%s over the channels of a grouped or depthwise convolution", name);
+    if (c->cout > 128)
+        return nc(why, "%s over more than 128 channels of a convolution (a CTA's tile)", name);
+    if (rx_reaches(p, result, c->acc_node))
+        return nc(why, "%s of a convolution combined with the convolution itself (a broadcast back over "
+                  "the channels)", name);
+    p->dim = 1;
+    recipe_tensor want = *cs;
+    if (p->keepdim) {
+        want.shape[1] = 1;
+    } else {
+        memmove(&want.shape[1], &want.shape[2], (size_t)(want.ndim - 2) * sizeof want.shape[0]);
+        want.ndim--;
+    }
+    const recipe_tensor *o = &p->output;
+    if (!same_shape(&want, o) || strcmp(o->dtype, "float32") || !contiguous_strides(o))
+        return nc(why, "%s over a convolution's channels whose result is not the output (a reshape or "
+                  "broadcast follows?)", name);
+    bool reduced = false;
+    mark_used(p, result, post, &reduced);
+    for (int i = 0; i < p->n_inputs; i++)
+        if (post[i] && numel_of(&p->inputs[i]) != 1)
+            return nc(why, "'%s' read after a reduction over a convolution's channels (only scalars are)",
+                      p->inputs[i].name);
+    return 0;
+}
+
 int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
 {
     recipe_conv_plan *c = &p->conv;
-    bool used[RECIPE_MAX_INPUTS] = { false }, acc = false;
-    mark_used(p, result, used, &acc);
+    bool red = p->root >= 0; /* set_reduction left the reduced operand there */
+    bool used[RECIPE_MAX_INPUTS] = { false }, post[RECIPE_MAX_INPUTS] = { false }, acc = false;
+    mark_used(p, red ? p->root : result, used, &acc);
     if (!acc)
         return nc(why, "%s", "the output does not depend on the convolution");
-    /* the output the kernel writes: (N, COUT, spatial...) float32, contiguous */
-    const recipe_tensor *o = &p->output;
-    bool ok = o->ndim == c->dims + 2 && o->shape[0] == c->n && o->shape[1] == c->cout &&
-              !strcmp(o->dtype, "float32") && contiguous_strides(o);
-    for (int d = 0; ok && d < c->dims; d++)
-        ok = o->shape[2 + d] == c->out[3 - c->dims + d];
+    /* the output the kernel writes: (N, COUT, spatial...) float32, contiguous, or with a
+     * reduction over the channels one value an output pixel */
+    recipe_tensor cs = conv_output(c);
+    const recipe_tensor *o = red ? &cs : &p->output;
+    if (red && chanred_setup(p, result, &cs, post, why))
+        return 1;
+    bool ok = red || (same_shape(&cs, o) && !strcmp(o->dtype, "float32") && contiguous_strides(o));
     if (!ok && c->transposed)
         return nc(why, "%s", "the output is not the ConvTranspose's shape, (in - 1)*stride - 2*padding + "
                   "dilation*(kernel - 1) + output_padding + 1 (a reshape, pool or broadcast follows?)");
@@ -328,7 +409,7 @@ int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
             c->kind[i] = RC_OPERAND;
             continue;
         }
-        if (!used[i])
+        if (!used[i] && !post[i])
             continue;
         if (strcmp(t->dtype, "float32"))
             return nc(why, "epilogue input '%s' is not float32", t->name);
@@ -356,8 +437,9 @@ int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
             return nc(why, "epilogue input '%s' is neither the output's shape, one element, nor one value a channel", t->name);
         c->kind[i] = RC_CHAN;
     }
-    p->root = result;
-    p->epi = result;
+    if (!red)
+        p->root = result;
+    p->epi = red && p->nodes[result].op == RX_ACC ? -1 : result;
     return 0;
 }
 
@@ -416,6 +498,18 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
     if (recipe_conv_phases(c))
         strbuf_adds(out, "sub-pixel phases: the outputs split by (o + pad) mod stride, each phase a "
                          "dense GEMM over only the taps that reach the input (K / stride a dim)\n");
+    if (c->chanred) {
+        strbuf_addf(out, "epilogue: %s over the channels (dim 1%s) of ", recipe_red_name(p->red),
+                    p->keepdim ? ", keepdim" : "");
+        rx_format(p, p->root, out);
+        strbuf_adds(out, " in the CTA (every channel in its tile), then ");
+        if (p->epi >= 0)
+            rx_format(p, p->epi, out);
+        else
+            strbuf_adds(out, "r");
+        strbuf_adds(out, " an output pixel\n");
+        return;
+    }
     strbuf_adds(out, "epilogue: ");
     rx_format(p, p->epi, out);
     strbuf_addc(out, '\n');
@@ -425,8 +519,17 @@ void recipe_conv_summary(const recipe_plan *p, strbuf *out)
 {
     strbuf_adds(out, "conv ");
     geometry(&p->conv, out);
-    strbuf_adds(out, ", then ");
-    rx_format(p, p->epi, out);
+    if (p->conv.chanred) {
+        strbuf_addf(out, ", %s over the channels of ", recipe_red_name(p->red));
+        rx_format(p, p->root, out);
+        if (p->epi >= 0) {
+            strbuf_adds(out, ", then ");
+            rx_format(p, p->epi, out);
+        }
+    } else {
+        strbuf_adds(out, ", then ");
+        rx_format(p, p->epi, out);
+    }
     strbuf_addf(out, " -> %s ", p->output.dtype);
     shape_text(&p->output, out);
 }
@@ -855,6 +958,8 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
                 continue;
             if (smem > 227 * 1024 || 32 * v->wm * v->wn > hw->max_threads_per_sm)
                 continue;
+            if (c->chanred && v->bn < c->cout)
+                continue; /* a reduction over the channels: every channel in the tile */
             recipe_params k;
             memset(&k, 0, sizeof k);
             k.threads = 32 * v->wm * v->wn;
@@ -998,5 +1103,12 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "}\n#define CGR_OUT_NDIM %d\n#define CGR_OUT_SHAPE ", p->output.ndim);
     emit_shape(sb, &p->output);
     strbuf_addc(sb, '\n');
-    recipe_emit_expr(p, p->epi, "cgr_epi", "float r, const float *x", sb);
+    if (c->chanred) {
+        strbuf_addf(sb, "#define CGR_CHANRED %d\n", c->chanred);
+        recipe_emit_expr(p, p->root, "cgr_pre", "float r, const float *x", sb);
+    }
+    if (p->epi >= 0)
+        recipe_emit_expr(p, p->epi, "cgr_epi", "float r, const float *x", sb);
+    else
+        strbuf_adds(sb, "__device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }\n");
 }

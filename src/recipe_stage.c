@@ -249,6 +249,37 @@ static int reduced_product(const json_t *spec, const json_t *graph, size_t c, re
     return rc;
 }
 
+/* A convolution reduced over its channels at the cut (level 2's 36: the min over dim 1,
+ * then a sum over the height in a later stage): stage 0 recognised again with the
+ * channel dim of the convolution's shape mid kept as 1, then dropped. 0 (mid the reduced
+ * shape), or 1 (the cut's value is something else). */
+static int chan_reduced(const json_t *spec, const json_t *graph, size_t c, recipe_plan *plan, recipe_tensor *mid)
+{
+    strbuf why = STRBUF_INIT;
+    int rc = 1;
+    for (int keep = 1; keep >= 0 && rc; keep--) {
+        recipe_tensor red = *mid;
+        if (keep) {
+            red.shape[1] = 1;
+        } else {
+            memmove(&red.shape[1], &red.shape[2], (size_t)(red.ndim - 2) * sizeof red.shape[0]);
+            red.ndim--;
+        }
+        contiguous_mid(&red, mid->name);
+        json_t *s0 = stage0_spec(spec, graph, c, &red, false);
+        recipe_plan_release(plan);
+        strbuf_reset(&why);
+        rc = recipe_recognise_single(s0, plan, &why);
+        json_decref(s0);
+        if (rc == 0 && (plan->family != RECIPE_CONV || !plan->conv.chanred))
+            rc = 1;
+        if (rc == 0)
+            *mid = red;
+    }
+    strbuf_release(&why);
+    return rc;
+}
+
 /* Stage 0 of the cut after node c, recognised into plan, its output (the intermediate)
  * into mid: with the product's shape when the prefix holds the convolution or matrix
  * product; else the shape a reduction, pooling or scan gives (the output marked free),
@@ -298,6 +329,10 @@ static int recognise_stage0(const json_t *spec, const json_t *graph, size_t c, c
     }
     if (rc == 0 && plan->family == RECIPE_GEMM && plan->root >= 0)
         rc = reduced_product(spec, graph, c, plan, mid, why);
+    if (rc && product && mid->ndim >= 3 && mid->shape[1] > 1 && chan_reduced(spec, graph, c, plan, mid) == 0) {
+        strbuf_reset(why);
+        rc = 0;
+    }
     if (rc && !product && !why->len)
         strbuf_adds(why, other.buf);
     strbuf_release(&other);

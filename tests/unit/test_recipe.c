@@ -1065,7 +1065,9 @@ static void test_conv_recognition(void **state)
         { "l1_76_conv_standard_1D_dilated_strided__", "conv" },
         { "l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__", "conv" },
         { "l1_87_conv_pointwise_2D", "conv" },
-        { "l2_25_Conv2d_Min_Tanh_Tanh", "staged" }, /* min after a convolution: two stages */
+        { "l2_25_Conv2d_Min_Tanh_Tanh", "conv" }, /* min over the channels in the epilogue */
+        { "l2_58_ConvTranspose3d_LogSumExp_HardSwish_Subtract_Clamp", "conv" },
+        { "l2_13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling", "staged" }, /* a mean over the depth */
         { "l2_17_Conv2d_InstanceNorm_Divide", "staged" },
         { "l1_82_conv_depthwise_2D_square_input_square_kernel", "conv" },
         { "l1_83_conv_depthwise_2D_square_input_asymmetric_kernel", "conv" },
@@ -1142,6 +1144,36 @@ static void test_conv_plans(void **state)
         assert_float_equal(rx_eval(&p, p.epi, xb, 1.75f), 2.f, 1e-6);
         assert_float_equal(rx_eval(&p, p.epi, xb, -0.25f), -2.f, 1e-6);
     }
+    recipe_plan_release(&p);
+    /* level 2 #25: min over the channels (keepdim) of conv + bias, then tanh twice: the
+     * reduction in the CTA (CGR_CHANRED 4), cgr_pre the value reduced, cgr_epi what follows */
+    p = load_conv("l2_25_Conv2d_Min_Tanh_Tanh");
+    c = &p.conv;
+    assert_int_equal(c->chanred, 4);
+    assert_int_equal(p.red, RED_MIN);
+    assert_int_equal(p.dim, 1);
+    assert_true(p.keepdim);
+    assert_int_equal(c->kind[2], RC_CHAN);
+    {
+        float xb[3] = { 0, 0, 0.5f };
+        assert_float_equal(rx_eval(&p, p.root, xb, 1.f), 1.5f, 1e-7);        /* r + bias */
+        assert_float_equal(rx_eval(&p, p.epi, xb, 0.5f), tanhf(tanhf(0.5f)), 1e-7);
+    }
+    recipe_params vs[RECIPE_MAX_VARIANTS];
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    int nv = recipe_variants(&p, &hw, vs, RECIPE_MAX_VARIANTS);
+    assert_true(nv > 0);
+    for (int i = 0; i < nv; i++)
+        assert_true(vs[i].conv.bn >= 64); /* every channel in the CTA's tile */
+    recipe_plan_release(&p);
+    /* level 2 #58: logsumexp over 16 channels of a transposed convolution; what follows
+     * reads the [1, 1, 1, 1] bias, a scalar */
+    p = load_conv("l2_58_ConvTranspose3d_LogSumExp_HardSwish_Subtract_Clamp");
+    c = &p.conv;
+    assert_int_equal(c->chanred, 5);
+    assert_int_equal(c->kind[1], RC_SCALAR);
+    assert_int_equal(p.output.shape[1], 1);
     recipe_plan_release(&p);
     /* level 1 #80: padding (2, 4), dilation (2, 3), no bias */
     p = load_conv("l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__");
@@ -2872,7 +2904,13 @@ static void test_staged_plans(void **state)
          * the convolution's epilogue, not once a window element in the pool's prologue */
         { "staged_l2_35_conv_maxpool", "hardswish", RECIPE_CONV, RECIPE_POOL, 4, { 128, 128, 126, 126 } },
         { "staged_l2_45_two_gemms", "sigmoid", RECIPE_GEMM, RECIPE_GEMM, 2, { 16384, 4096 } },
-        { "conv/l2_25_Conv2d_Min_Tanh_Tanh", "conv", RECIPE_CONV, RECIPE_REDUCE, 4, { 128, 64, 254, 254 } },
+        /* the min over the channels in the convolution's epilogue (its result [16, 1, 256,
+         * 256] the intermediate), the sum over the height in the next stage */
+        { "conv/l2_36_ConvTranspose2d_Min_Sum_GELU_Add", "getitem", RECIPE_CONV, RECIPE_STAGED, 4,
+          { 16, 1, 256, 256 } },
+        /* a mean over the depth, not the channels: not in the convolution's epilogue */
+        { "conv/l2_13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling", "conv_transpose", RECIPE_CONV,
+          RECIPE_STAGED, 5, { 16, 64, 32, 128, 128 } },
         { "conv/l1_86_conv_depthwise_separable_2D", "depthwise", RECIPE_CONV, RECIPE_CONV, 4, { 16, 64, 512, 512 } },
         { "mm_chain", "mm", RECIPE_GEMM, RECIPE_GEMM, 2, { 64, 64 } },
     };

@@ -1201,6 +1201,42 @@ convt("convt_grouped_phases_odd", "custom_convt_grouped_phases_odd.py", [2, 15, 
       s=[2, 2, 2], p=[1, 2, 1], op=[1, 1, 1], groups=3, bias=True, target="convt",
       epilogue=[fn("relu", "torch.relu", ["%convt"])], result="%relu")
 
+# A reduction over a convolution's channels in its epilogue (recipes/conv_tc.cu
+# CGR_CHANRED, session 18): min (keepdim) then tanh of a 2D convolution with 11 channels (a
+# partial N tile) at odd sizes; logsumexp (no keepdim) of a strided 2D transposed
+# convolution (its sub-pixel phases: rows of a tile map to scattered pixels) minus a scalar.
+def conv_chanred(key, problem, x_shape, cout, k, epilogue, result, keepdim, transposed=False):
+    dims = len(x_shape) - 2
+    tup = lambda v: "(" + ", ".join(str(x) for x in v) + ")"
+    cin = x_shape[1]
+    cls = f"ConvTranspose{dims}d" if transposed else f"Conv{dims}d"
+    if transposed:
+        rep = f"{cls}({cin}, {cout}, kernel_size={tup(k)}, stride={tup([2] * dims)}, padding={tup([1] * dims)})"
+        spatial = [(x_shape[2 + i] - 1) * 2 - 2 + k[i] for i in range(dims)]
+        wshape = [cin, cout] + list(k)
+    else:
+        rep = f"{cls}({cin}, {cout}, kernel_size={tup(k)}, stride={tup([1] * dims)})"
+        spatial = [x_shape[2 + i] - k[i] + 1 for i in range(dims)]
+        wshape = [cout, cin] + list(k)
+    node = modattrs(mod("conv", "conv", cls, rep, ["%x"]),
+                    {"training": False, "in_channels": cin, "out_channels": cout, "transposed": transposed,
+                     "groups": 1, "padding_mode": "zeros"})
+    inputs = [tensor("x", x_shape), tensor("sub", [1], kind="param"), tensor("conv.weight", wshape, kind="param"),
+              tensor("conv.bias", [cout], kind="param")]
+    oshape = [x_shape[0]] + ([1] if keepdim else []) + spatial
+    FIX[key] = spec(problem, inputs, [tensor("output", oshape)], [ph("x"), node] + epilogue + [out(result)])
+    EXPECT[key] = "conv"
+
+
+conv_chanred("conv_chanmin_odd", "custom_conv_chanmin_odd.py", [3, 5, 13, 17], 11, [3, 3],
+             [fn("min_1", "torch.min", ["%conv"], {"dim": 1, "keepdim": True}),
+              fn("getitem", "_operator.getitem", ["%min_1", 0]), fn("tanh", "torch.tanh", ["%getitem"])],
+             "%tanh", True)
+conv_chanred("convt_chanlse_odd", "custom_convt_chanlse_odd.py", [2, 6, 7, 9], 20, [4, 3],
+             [fn("logsumexp", "torch.logsumexp", ["%conv"], {"dim": 1}), attr("sub", "sub"),
+              fn("sub_1", "_operator.sub", ["%logsumexp", "%sub"])],
+             "%sub_1", False, transposed=True)
+
 # Reads of a shape folded into constants (recipe_expand.c recipe_fold_shape_reads): level 2
 # #38's tail at small sizes (a convolution, clamp, `b, c, h, w = x.shape`, softmax over
 # x.view(b, c, -1), viewed back, times a per-channel scale): three stages, the views at the
