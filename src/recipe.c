@@ -344,20 +344,19 @@ static int dims_arg(struct walk *w, const json_t *node, size_t pos, int *dim, bo
 
 static int begin_reduction(struct walk *w, const struct value *x, const char *what)
 {
-    if (w->p->family == RECIPE_GEMM) {
-        /* one reduction of the product's epilogue (over its rows: recipe_gemm_finish) */
-        if (w->n_reductions++)
-            return not_covered(w, "more than one reduction after a matrix product (%s is the second)", what);
-        if (x->kind != V_EXPR || !w->has_acc[x->node])
-            return not_covered(w, "%s of something that does not depend on the matrix product", what);
-        return 0;
-    }
-    if (w->p->family == RECIPE_CONV) {
-        /* one reduction of the convolution's epilogue (over its channels: recipe_conv_finish) */
-        if (w->n_reductions++)
-            return not_covered(w, "more than one reduction after a convolution (%s is the second)", what);
-        if (x->kind != V_EXPR || !w->has_acc[x->node])
-            return not_covered(w, "%s of something that does not depend on the convolution", what);
+    if (w->p->family == RECIPE_GEMM || w->p->family == RECIPE_CONV) {
+        /* one reduction of the product's or the convolution's epilogue (over the product's
+         * rows: recipe_gemm_finish; over the convolution's channels: recipe_conv_finish) */
+        char msg[256];
+        const char *of = w->p->family == RECIPE_GEMM ? "a matrix product" : "a convolution";
+        if (w->n_reductions++) {
+            snprintf(msg, sizeof msg, "more than one reduction after %s (%s is the second)", of, what);
+            return not_covered(w, "%s", msg);
+        }
+        if (x->kind != V_EXPR || !w->has_acc[x->node]) {
+            snprintf(msg, sizeof msg, "%s of something that does not depend on %s", what, of);
+            return not_covered(w, "%s", msg);
+        }
         return 0;
     }
     if (w->n_reductions++)
