@@ -309,13 +309,19 @@ template <int I> __device__ __forceinline__ float load_in(const Params &p, int64
         return 0.f;
 }
 
-__device__ __forceinline__ float finish(const Params &p, float acc, int64_t idx, int co)
+// The epilogue's inputs at output element y[idx], channel co.
+__device__ __forceinline__ void inputs_at(const Params &p, int64_t idx, int co, float (&x)[kNin > 0 ? kNin : 1])
 {
-    float x[kNin > 0 ? kNin : 1];
     for_inputs([&](auto ic) {
         constexpr int I = decltype(ic)::value;
         x[I] = load_in<I>(p, idx, co);
     });
+}
+
+__device__ __forceinline__ float finish(const Params &p, float acc, int64_t idx, int co)
+{
+    float x[kNin > 0 ? kNin : 1];
+    inputs_at(p, idx, co, x);
     return cgr_epi(acc, x);
 }
 
@@ -548,10 +554,7 @@ __device__ __forceinline__ void chan_reduce(const Params &p, const Acc &acc, con
                         if (co < kN) {
                             const int64_t idx = row + int64_t(co) * kP;
                             float x[kNin > 0 ? kNin : 1];
-                            for_inputs([&](auto ic) {
-                                constexpr int I = decltype(ic)::value;
-                                x[I] = load_in<I>(p, idx, co);
-                            });
+                            inputs_at(p, idx, co, x);
                             st = cr_combine(st, { cgr_pre(acc(c), x), 1.f });
                         }
                     }
@@ -577,10 +580,7 @@ __device__ __forceinline__ void chan_reduce(const Params &p, const Acc &acc, con
             st = cr_combine(st, red[w * kBM + t]);
         const int64_t o = int64_t(rp.nb) * kP + rp.pix;
         float x[kNin > 0 ? kNin : 1];
-        for_inputs([&](auto ic) {
-            constexpr int I = decltype(ic)::value;
-            x[I] = load_in<I>(p, o, 0);  // scalars only (src/recipe_conv.c)
-        });
+        inputs_at(p, o, 0, x);  // scalars only (src/recipe_conv.c)
         p.out[o] = cgr_epi(cr_final(st), x);
     }
 }
