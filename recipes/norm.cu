@@ -73,6 +73,7 @@
 #include <cute/tensor.hpp>
 #include <cooperative_groups.h>
 #include <type_traits>
+#include <utility>
 #include <cstdint>
 #include "ops.cuh"  // recipe:inline
 
@@ -85,7 +86,7 @@
 #define CGR_R 4096
 #define CGR_INNER 1
 #define CGR_NSTAT 1                 // statistics
-#define CGR_NSLOT 2                 // their values (a mean and variance take two)
+#define CGR_NSLOT 3                 // their values (a mean and variance take two), then values derived from them
 #define CGR_LEVELS 1                // passes of statistics (1, or 2 when some read others)
 #define CGR_THREADS 256             // threads per CTA
 #define CGR_ROW_THREADS 256         // rows: threads sharing a row in a CTA (32 or THREADS)
@@ -106,8 +107,15 @@ __host__ __device__ constexpr int cgr_stat_level(int k) { return 0 * k; }
 __host__ __device__ constexpr int cgr_stat_slot(int k) { return 0 * k; }
 __host__ __device__ constexpr int cgr_access(int i) { return 0 * i; }
 __device__ __forceinline__ int64_t cgr_off(int i, int64_t o, int64_t r, int64_t n) { return 0 * (i + o + r + n); }
+// broadcast input i: elements along r (from a multiple of it) over which its offset stays the same
+__host__ __device__ constexpr int64_t cgr_run(int i) { return 1 + 0 * i; }
 __device__ __forceinline__ float cgr_pro(int k, const float *x) { return k == 0 ? x[0] : 0.f; }
-__device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) * rsqrtf(x[2] + 1e-5f); }
+// after statistic k's slots are set, the slots derived from them (once a row)
+__device__ __forceinline__ void cgr_derive(int k, float *s)
+{
+    if (k == 0) s[2] = rsqrtf(s[1] + 1e-5f);
+}
+__device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) * x[3]; }
 #endif
 #ifndef CGR_HOLD_PERSIST
 #define CGR_HOLD_PERSIST 0          // hold: persistent CTAs loading their next chunk before waiting
@@ -380,6 +388,7 @@ template <int K> __device__ __forceinline__ void to_slots(const Acc &a, float *s
     slots[s] = a.x;
     if constexpr (cgr_stat_kind(K) == VAR)
         slots[s + 1] = a.z > 0.f ? a.y / a.z : 0.f;
+    cgr_derive(K, slots);  // what the epilogue needs of the slots alone, once a row (rsqrt(var + eps))
 }
 
 __device__ __forceinline__ Acc shfl_xor(const Acc &a, int o)
@@ -625,12 +634,10 @@ __device__ __forceinline__ void add_vec(const Args &a, int64_t o, int64_t w, con
     }
 }
 
-// The output's 16-byte vector whose elements are at (o, r0 + j) (a whole vector of the row).
-__device__ __forceinline__ uint4 vec_result(const Args &a, int64_t o, int64_t r0, const T (&raw)[kNf][kVec],
-                                            const float *sval, const float *slots)
+// The output's 16-byte vector from its inputs' values (raw, bv: a whole vector of the row).
+__device__ __forceinline__ uint4 vec_result_of(const T (&raw)[kNf][kVec], const float *sval,
+                                               const float (&bv)[kNin > 0 ? kNin : 1][kVec], const float *slots)
 {
-    float bv[kNin > 0 ? kNin : 1][kVec];
-    load_bcast<true>(a, o, r0, 0, 0, kVec, bv);
     alignas(16) T res[kVec];
     CUTE_UNROLL
     for (int j = 0; j < kVec; ++j) {
@@ -639,6 +646,15 @@ __device__ __forceinline__ uint4 vec_result(const Args &a, int64_t o, int64_t r0
         res[j] = cgr::from_f<T>(cgr_epi(x));
     }
     return *reinterpret_cast<const uint4 *>(res);
+}
+
+// The output's 16-byte vector whose elements are at (o, r0 + j) (a whole vector of the row).
+__device__ __forceinline__ uint4 vec_result(const Args &a, int64_t o, int64_t r0, const T (&raw)[kNf][kVec],
+                                            const float *sval, const float *slots)
+{
+    float bv[kNin > 0 ? kNin : 1][kVec];
+    load_bcast<true>(a, o, r0, 0, 0, kVec, bv);
+    return vec_result_of(raw, sval, bv, slots);
 }
 
 // Writes the output for vector w of row o (raw already loaded).
@@ -1000,11 +1016,22 @@ static_assert(kVecs % kPieces == 0 && (kRingRegs || kStages >= (kAhead + 1) * kP
               "ring: whole vectors a thread a piece; the rows being summed and written fit the ring");
 static_assert(kAhead == 0 || (kGroup > 1 && kLevels == 1), "ring ahead: groups, one pass of statistics");
 static_assert(kCluster == 1, "ring: no cluster");
+static_assert(kO * kPieces < (int64_t(1) << 31), "ring: a CTA's pieces counted in 32 bits");
+// ring: every broadcast input reads one element for a whole piece (GroupNorm's per-channel
+// weights: a channel's run of 262144 elements holds whole pieces of 8192), so a piece's
+// broadcast values are loaded once, not once a vector (their offsets and loads were a
+// third of the output loop's instructions)
+template <int... I> __host__ __device__ constexpr bool piece_uniform_of(std::integer_sequence<int, I...>)
+{
+    return ((kKinds[I] != CGR_BCAST || (cgr_access(I) == UNIFORM && cgr_run(I) % (int64_t(kPieceVecs) * kVec) == 0)) &&
+            ... && true);
+}
+constexpr bool kPieceUniform = piece_uniform_of(std::make_integer_sequence<int, kNin>{});
 
 // The CTA's pass-L partial over its chunk of row o, pieces q0.. in the ring (pass 0 waits
 // for them), combined over the CTA into acc (the same in every thread).
 template <int L>
-__device__ __forceinline__ void ring_stats(const Args &a, int64_t o, int64_t c0, int64_t q0, const unsigned char *ring,
+__device__ __forceinline__ void ring_stats(const Args &a, int64_t o, int64_t c0, int q0, const unsigned char *ring,
                                            uint64_t *full, const float *sval, const float *slots,
                                            Acc (*red)[kThreads / 32], Acc (&acc)[kNs])
 {
@@ -1013,8 +1040,9 @@ __device__ __forceinline__ void ring_stats(const Args &a, int64_t o, int64_t c0,
         constexpr int K = decltype(kc)::value;
         loc[K] = local_init<K>();
     });
+    CUTE_UNROLL  // whole: the shift and count of (mean, variance) fold to constants (local_add_vec)
     for (int p = 0; p < kPieces; ++p) {
-        const int64_t q = q0 + p;
+        const int q = q0 + p;  // 32-bit: a CTA's pieces are few (asserted below)
         const int s = int(q % kStages);
         if constexpr (L == 0)
             Bar::wait(&full[s], uint32_t((q / kStages) & 1));
@@ -1111,19 +1139,19 @@ struct RingFeed {
     unsigned char *ring;  // [stage][full input][kPieceBytes]
     uint64_t *full;       // [stage]
     int rank;
-    int64_t first, stride, rows, pieces;
+    int first, stride, rows, pieces;  // a CTA's rows and pieces (32-bit stage arithmetic)
 
     __device__ RingFeed(const Args &args, unsigned char *r, uint64_t *f)
         : a(args), ring(r), full(f), rank(int(blockIdx.x % kGroup)), first(blockIdx.x / kGroup),
           stride(gridDim.x / kGroup), rows(first < kO ? (kO - 1 - first) / stride + 1 : 0), pieces(rows * kPieces)
     {
     }
-    __device__ int64_t row_of(int64_t i) const { return first + i * stride; }
-    __device__ int64_t chunk_of(int64_t i) const
+    __device__ int64_t row_of(int i) const { return first + int64_t(i) * stride; }
+    __device__ int64_t chunk_of(int i) const
     {
         return row_of(i) * (kR / kVec) + int64_t(rank) * kThreads * kVecs;
     }
-    __device__ void fetch(int64_t q) const
+    __device__ void fetch(int q) const
     {
         const int s = int(q % kStages);
         const int64_t e0 = (chunk_of(q / kPieces) + (q % kPieces) * kPieceVecs) * kVec;
@@ -1143,7 +1171,7 @@ struct RingFeed {
         }
         __syncthreads();
         if (threadIdx.x == 0)
-            for (int64_t q = 0; q < kStages && q < pieces; ++q) fetch(q);
+            for (int q = 0; q < kStages && q < pieces; ++q) fetch(q);
     }
 };
 
@@ -1160,17 +1188,17 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(con
     __shared__ alignas(8) uint64_t full[kStages];
     const RingFeed feed(a, ring, full);
     feed.start();
-    const int64_t rows = feed.rows, pieces = feed.pieces;
-    auto row_of = [&](int64_t i) { return feed.row_of(i); };
-    auto chunk_of = [&](int64_t i) { return feed.chunk_of(i); };
-    auto fetch = [&](int64_t q) { feed.fetch(q); };
+    const int rows = feed.rows, pieces = feed.pieces;
+    auto row_of = [&](int i) { return feed.row_of(i); };
+    auto chunk_of = [&](int i) { return feed.chunk_of(i); };
+    auto fetch = [&](int q) { feed.fetch(q); };
     float sval[kNin > 0 ? kNin : 1];
     load_scalars(a, sval);
     float slots[kNsl];
     CUTE_UNROLL
     for (int s = 0; s < kNsl; ++s) slots[s] = 0.f;
     // pass L of the CTA's row i: its partial, and (groups) published
-    auto stats = [&](auto lc, int64_t i) {
+    auto stats = [&](auto lc, int i) {
         constexpr int L = decltype(lc)::value;
         Acc acc[kNs];
         ring_stats<L>(a, row_of(i), chunk_of(i), i * kPieces, ring, full, sval, slots, red, acc);
@@ -1185,7 +1213,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(con
             });
         }
     };
-    auto collect = [&](auto lc, int64_t i) {
+    auto collect = [&](auto lc, int i) {
         constexpr int L = decltype(lc)::value;
         if constexpr (kGroup > 1 && !CGR_LAB_COPY_ONLY) {
             Acc acc[kNs];
@@ -1194,8 +1222,8 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(con
     };
     using L0 = std::integral_constant<int, 0>;
     using L1 = std::integral_constant<int, 1>;
-    for (int64_t i = 0; i < kAhead && i < rows; ++i) stats(L0{}, i);
-    for (int64_t i = 0; i < rows; ++i) {
+    for (int i = 0; i < kAhead && i < rows; ++i) stats(L0{}, i);
+    for (int i = 0; i < rows; ++i) {
         if (i + kAhead < rows)
             stats(L0{}, i + kAhead);
         collect(L0{}, i);
@@ -1205,8 +1233,11 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(con
         }
         const int64_t o = row_of(i), c0 = chunk_of(i);
         for (int p = 0; p < kPieces; ++p) {
-            const int64_t q = i * kPieces + p;
+            const int q = i * kPieces + p;
             unsigned char *st = ring + int(q % kStages) * kStageBytes;
+            float bv[kNin > 0 ? kNin : 1][kVec];  // kPieceUniform: the piece's broadcast values
+            if constexpr (kPieceUniform)
+                load_bcast<true>(a, o, (c0 + int64_t(p) * kPieceVecs) * kVec - o * kR, 0, 0, kVec, bv);
             CUTE_UNROLL
             for (int k = 0; k < kVecs / kPieces; ++k) {
                 const int j = int(threadIdx.x) + k * kThreads;
@@ -1219,6 +1250,8 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_kernel(con
                     store16(a.out + w * kVec, *reinterpret_cast<const uint4 *>(raw[0]));
                 else if constexpr (kRingStore)  // y in place of x, stored by one bulk copy
                     reinterpret_cast<uint4 *>(st)[j] = vec_result(a, o, w * kVec - o * kR, raw, sval, slots);
+                else if constexpr (kPieceUniform)
+                    store16(a.out + w * kVec, vec_result_of(raw, sval, bv, slots));
                 else
                     write_vec(a, o, w, raw, sval, slots);
             }
@@ -1258,10 +1291,10 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_regs_kerne
     __shared__ alignas(8) uint64_t full[kStages];
     const RingFeed feed(a, ring, full);
     feed.start();
-    const int64_t rows = feed.rows, pieces = feed.pieces;
-    auto row_of = [&](int64_t i) { return feed.row_of(i); };
-    auto chunk_of = [&](int64_t i) { return feed.chunk_of(i); };
-    auto fetch = [&](int64_t q) { feed.fetch(q); };
+    const int rows = feed.rows, pieces = feed.pieces;
+    auto row_of = [&](int i) { return feed.row_of(i); };
+    auto chunk_of = [&](int i) { return feed.chunk_of(i); };
+    auto fetch = [&](int q) { feed.fetch(q); };
     float sval[kNin > 0 ? kNin : 1];
     load_scalars(a, sval);
     float slots[kNsl];
@@ -1270,12 +1303,12 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_regs_kerne
     constexpr int kPer = kVecs / kPieces;  // vectors a thread a piece
     using Held = T[kVecs][kNf][kVec];
     Held held[kAhead + 1];
-    auto vec_of = [&](int64_t i, int k) {
+    auto vec_of = [&](int i, int k) {
         return chunk_of(i) + int64_t(k / kPer) * kPieceVecs + int(threadIdx.x) + (k % kPer) * kThreads;
     };
     // row i into h, piece by piece (each stage refilled as soon as it is read), its pass-0
     // partial taken on the way and published (groups)
-    auto take = [&](int64_t i, Held &h) {
+    auto take = [&](int i, Held &h) {
         const int64_t o = row_of(i);
         Local loc[kNs];
         for_stats([&](auto kc) {
@@ -1284,7 +1317,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_regs_kerne
         });
         CUTE_UNROLL
         for (int p = 0; p < kPieces; ++p) {
-            const int64_t q = i * kPieces + p;
+            const int q = i * kPieces + p;
             const int s = int(q % kStages);
             Bar::wait(&full[s], uint32_t((q / kStages) & 1));
             const unsigned char *st = ring + s * kStageBytes;
@@ -1320,7 +1353,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MIN_BLOCKS) rows_ring_regs_kerne
     if constexpr (kAhead > 0)
         if (rows > 0)
             take(0, held[0]);
-    for (int64_t i = 0; i < rows; ++i) {
+    for (int i = 0; i < rows; ++i) {
         Held &cur = held[0];
         if constexpr (kAhead > 0) {
             if (i + 1 < rows)

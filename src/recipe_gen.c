@@ -70,10 +70,13 @@ static void add_float(strbuf *sb, double v)
     strbuf_adds(sb, "f)");
 }
 
-/* How node n is referred to: its temporary, or the literal of a constant. */
-static void operand(const recipe_plan *p, int n, char *buf, size_t size)
+/* How node n is referred to: its temporary, the literal of a constant, or (subst[n] >= 0)
+ * the x[] entry holding its value. */
+static void operand(const recipe_plan *p, const int *subst, int n, char *buf, size_t size)
 {
-    if (n >= 0 && p->nodes[n].op == RX_CONST) {
+    if (n >= 0 && subst && subst[n] >= 0) {
+        snprintf(buf, size, "x[%d]", subst[n]);
+    } else if (n >= 0 && p->nodes[n].op == RX_CONST) {
         strbuf lit = STRBUF_INIT;
         add_float(&lit, p->nodes[n].p0);
         snprintf(buf, size, "%s", lit.buf);
@@ -83,106 +86,131 @@ static void operand(const recipe_plan *p, int n, char *buf, size_t size)
     }
 }
 
-static void mark_reach(const recipe_plan *p, int n, bool *seen)
+typedef struct emit_ctx {
+    const recipe_plan *p;
+    const int *subst; /* a node's x[] index, or -1; NULL: none */
+    int root;
+    bool fast;
+    bool *done;
+    strbuf *sb;
+} emit_ctx;
+
+static void emit_node(emit_ctx *c, int i);
+
+/* One statement per reachable node, operands first (post-order); a node read from x[]
+ * (subst) is not computed, nor what only it needs; with fast, exp and log as the fast
+ * intrinsics. */
+static void emit_expr_with(const recipe_plan *p, int root, const char *fn, const char *params, bool fast,
+                           const int *subst, strbuf *sb)
 {
-    if (n < 0 || seen[n])
-        return;
-    seen[n] = true;
-    mark_reach(p, p->nodes[n].a, seen);
-    mark_reach(p, p->nodes[n].b, seen);
+    emit_ctx c = { p, subst, root, fast, xcalloc((size_t)p->n_nodes, 1), sb };
+    strbuf_addf(sb, "__device__ __forceinline__ float %s(%s)\n{\n", fn, params);
+    emit_node(&c, root);
+    strbuf_addf(sb, "    (void)%s;\n    return t%d;\n}\n", strstr(params, "*x") ? "x" : "r", root);
+    free(c.done);
 }
 
-/* One statement per reachable node, in index order (operands come first); with fast,
- * exp and log as the fast intrinsics. */
 static void emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, bool fast, strbuf *sb)
 {
-    bool *seen = xcalloc((size_t)p->n_nodes, 1);
-    mark_reach(p, root, seen);
-    strbuf_addf(sb, "__device__ __forceinline__ float %s(%s)\n{\n", fn, params);
-    for (int i = 0; i <= root; i++) {
-        if (!seen[i])
-            continue;
-        const rx_node *x = &p->nodes[i];
-        if (x->op == RX_CONST && i != root)
-            continue; /* constants are written where they are used */
-        char a[64], b[64];
-        operand(p, x->a, a, sizeof a);
-        operand(p, x->b, b, sizeof b);
-        strbuf_addf(sb, "    const float t%d = ", i);
-        switch (x->op) {
-        case RX_INPUT: strbuf_addf(sb, "x[%d]", x->input); break;
-        case RX_CONST: add_float(sb, x->p0); break;
-        case RX_ACC: strbuf_adds(sb, "r"); break;
-        case RX_NEG: strbuf_addf(sb, "-%s", a); break;
-        case RX_ABS: strbuf_addf(sb, "fabsf(%s)", a); break;
-        case RX_EXP: strbuf_addf(sb, fast ? "__expf(%s)" : "expf(%s)", a); break;
-        case RX_LOG: strbuf_addf(sb, fast ? "__logf(%s)" : "logf(%s)", a); break;
-        case RX_SQRT: strbuf_addf(sb, "sqrtf(%s)", a); break;
-        case RX_RSQRT: strbuf_addf(sb, "1.f / sqrtf(%s)", a); break;
-        case RX_TANH: strbuf_addf(sb, "tanhf(%s)", a); break;
-        case RX_SIGMOID: strbuf_addf(sb, "cgr::sigmoid(%s)", a); break;
-        case RX_RELU: strbuf_addf(sb, "cgr::relu(%s)", a); break;
-        case RX_ERF: strbuf_addf(sb, "erff(%s)", a); break;
-        case RX_SIN: strbuf_addf(sb, "sinf(%s)", a); break;
-        case RX_COS: strbuf_addf(sb, "cosf(%s)", a); break;
-        case RX_RECIP: strbuf_addf(sb, "1.f / %s", a); break;
-        case RX_LOG1P: strbuf_addf(sb, "log1pf(%s)", a); break;
-        case RX_EXPM1: strbuf_addf(sb, "expm1f(%s)", a); break;
-        case RX_SQUARE: strbuf_addf(sb, "%s * %s", a, a); break;
-        case RX_SELU: strbuf_addf(sb, "cgr::selu(%s)", a); break;
-        case RX_SILU: strbuf_addf(sb, "cgr::silu(%s)", a); break;
-        case RX_MISH: strbuf_addf(sb, "cgr::mish(%s)", a); break;
-        case RX_SOFTSIGN: strbuf_addf(sb, "cgr::softsign(%s)", a); break;
-        case RX_HARDSIGMOID: strbuf_addf(sb, "cgr::hardsigmoid(%s)", a); break;
-        case RX_HARDSWISH: strbuf_addf(sb, "cgr::hardswish(%s)", a); break;
-        case RX_LOGSIGMOID: strbuf_addf(sb, "cgr::logsigmoid(%s)", a); break;
-        case RX_GELU: strbuf_addf(sb, "cgr::gelu(%s)", a); break;
-        case RX_GELU_TANH: strbuf_addf(sb, "cgr::gelu_tanh(%s)", a); break;
-        case RX_LEAKY_RELU:
-            strbuf_addf(sb, "cgr::leaky_relu(%s, ", a);
-            add_float(sb, x->p0);
-            strbuf_addc(sb, ')');
-            break;
-        case RX_ELU:
-            strbuf_addf(sb, "cgr::elu(%s, ", a);
-            add_float(sb, x->p0);
-            strbuf_addc(sb, ')');
-            break;
-        case RX_CLAMP:
-        case RX_SOFTPLUS:
-            strbuf_addf(sb, "cgr::%s(%s, ", x->op == RX_CLAMP ? "clamp" : "softplus", a);
-            add_float(sb, x->p0);
-            strbuf_adds(sb, ", ");
-            add_float(sb, x->p1);
-            strbuf_addc(sb, ')');
-            break;
-        case RX_ADD: strbuf_addf(sb, "%s + %s", a, b); break;
-        case RX_SUB: strbuf_addf(sb, "%s - %s", a, b); break;
-        case RX_MUL: strbuf_addf(sb, "%s * %s", a, b); break;
-        case RX_DIV: strbuf_addf(sb, "%s / %s", a, b); break;
-        case RX_POW: {
-            const rx_node *e = &p->nodes[x->b];
-            if (e->op == RX_CONST && e->p0 == 2.0)
-                strbuf_addf(sb, "%s * %s", a, a);
-            else if (e->op == RX_CONST && e->p0 == 3.0)
-                strbuf_addf(sb, "%s * %s * %s", a, a, a);
-            else
-                strbuf_addf(sb, "powf(%s, %s)", a, b);
-            break;
-        }
-        case RX_MAX: strbuf_addf(sb, "cgr::maximum(%s, %s)", a, b); break;
-        case RX_MIN: strbuf_addf(sb, "cgr::minimum(%s, %s)", a, b); break;
-        default: BUG("emit_expr: op %d", (int)x->op);
-        }
-        strbuf_adds(sb, ";\n");
+    emit_expr_with(p, root, fn, params, fast, NULL, sb);
+}
+
+static void emit_node(emit_ctx *c, int i)
+{
+    const recipe_plan *p = c->p;
+    strbuf *sb = c->sb;
+    const bool fast = c->fast;
+    if (i < 0 || c->done[i])
+        return;
+    c->done[i] = true;
+    if (i != c->root && c->subst && c->subst[i] >= 0)
+        return; /* read from x[] where it is used */
+    emit_node(c, p->nodes[i].a);
+    emit_node(c, p->nodes[i].b);
+    const rx_node *x = &p->nodes[i];
+    if (x->op == RX_CONST && i != c->root)
+        return; /* constants are written where they are used */
+    char a[64], b[64];
+    operand(p, c->subst, x->a, a, sizeof a);
+    operand(p, c->subst, x->b, b, sizeof b);
+    strbuf_addf(sb, "    const float t%d = ", i);
+    switch (x->op) {
+    case RX_INPUT: strbuf_addf(sb, "x[%d]", x->input); break;
+    case RX_CONST: add_float(sb, x->p0); break;
+    case RX_ACC: strbuf_adds(sb, "r"); break;
+    case RX_NEG: strbuf_addf(sb, "-%s", a); break;
+    case RX_ABS: strbuf_addf(sb, "fabsf(%s)", a); break;
+    case RX_EXP: strbuf_addf(sb, fast ? "__expf(%s)" : "expf(%s)", a); break;
+    case RX_LOG: strbuf_addf(sb, fast ? "__logf(%s)" : "logf(%s)", a); break;
+    case RX_SQRT: strbuf_addf(sb, "sqrtf(%s)", a); break;
+    case RX_RSQRT: strbuf_addf(sb, "1.f / sqrtf(%s)", a); break;
+    case RX_TANH: strbuf_addf(sb, "tanhf(%s)", a); break;
+    case RX_SIGMOID: strbuf_addf(sb, "cgr::sigmoid(%s)", a); break;
+    case RX_RELU: strbuf_addf(sb, "cgr::relu(%s)", a); break;
+    case RX_ERF: strbuf_addf(sb, "erff(%s)", a); break;
+    case RX_SIN: strbuf_addf(sb, "sinf(%s)", a); break;
+    case RX_COS: strbuf_addf(sb, "cosf(%s)", a); break;
+    case RX_RECIP: strbuf_addf(sb, "1.f / %s", a); break;
+    case RX_LOG1P: strbuf_addf(sb, "log1pf(%s)", a); break;
+    case RX_EXPM1: strbuf_addf(sb, "expm1f(%s)", a); break;
+    case RX_SQUARE: strbuf_addf(sb, "%s * %s", a, a); break;
+    case RX_SELU: strbuf_addf(sb, "cgr::selu(%s)", a); break;
+    case RX_SILU: strbuf_addf(sb, "cgr::silu(%s)", a); break;
+    case RX_MISH: strbuf_addf(sb, "cgr::mish(%s)", a); break;
+    case RX_SOFTSIGN: strbuf_addf(sb, "cgr::softsign(%s)", a); break;
+    case RX_HARDSIGMOID: strbuf_addf(sb, "cgr::hardsigmoid(%s)", a); break;
+    case RX_HARDSWISH: strbuf_addf(sb, "cgr::hardswish(%s)", a); break;
+    case RX_LOGSIGMOID: strbuf_addf(sb, "cgr::logsigmoid(%s)", a); break;
+    case RX_GELU: strbuf_addf(sb, "cgr::gelu(%s)", a); break;
+    case RX_GELU_TANH: strbuf_addf(sb, "cgr::gelu_tanh(%s)", a); break;
+    case RX_LEAKY_RELU:
+        strbuf_addf(sb, "cgr::leaky_relu(%s, ", a);
+        add_float(sb, x->p0);
+        strbuf_addc(sb, ')');
+        break;
+    case RX_ELU:
+        strbuf_addf(sb, "cgr::elu(%s, ", a);
+        add_float(sb, x->p0);
+        strbuf_addc(sb, ')');
+        break;
+    case RX_CLAMP:
+    case RX_SOFTPLUS:
+        strbuf_addf(sb, "cgr::%s(%s, ", x->op == RX_CLAMP ? "clamp" : "softplus", a);
+        add_float(sb, x->p0);
+        strbuf_adds(sb, ", ");
+        add_float(sb, x->p1);
+        strbuf_addc(sb, ')');
+        break;
+    case RX_ADD: strbuf_addf(sb, "%s + %s", a, b); break;
+    case RX_SUB: strbuf_addf(sb, "%s - %s", a, b); break;
+    case RX_MUL: strbuf_addf(sb, "%s * %s", a, b); break;
+    case RX_DIV: strbuf_addf(sb, "%s / %s", a, b); break;
+    case RX_POW: {
+        const rx_node *e = &p->nodes[x->b];
+        if (e->op == RX_CONST && e->p0 == 2.0)
+            strbuf_addf(sb, "%s * %s", a, a);
+        else if (e->op == RX_CONST && e->p0 == 3.0)
+            strbuf_addf(sb, "%s * %s * %s", a, a, a);
+        else
+            strbuf_addf(sb, "powf(%s, %s)", a, b);
+        break;
     }
-    strbuf_addf(sb, "    (void)%s;\n    return t%d;\n}\n", strstr(params, "*x") ? "x" : "r", root);
-    free(seen);
+    case RX_MAX: strbuf_addf(sb, "cgr::maximum(%s, %s)", a, b); break;
+    case RX_MIN: strbuf_addf(sb, "cgr::minimum(%s, %s)", a, b); break;
+    default: BUG("emit_expr: op %d", (int)x->op);
+    }
+    strbuf_adds(sb, ";\n");
 }
 
 void recipe_emit_expr(const recipe_plan *p, int root, const char *fn, const char *params, strbuf *sb)
 {
     emit_expr(p, root, fn, params, false, sb);
+}
+
+void recipe_emit_expr_subst(const recipe_plan *p, int root, const char *fn, const char *params, const int *subst,
+                            strbuf *sb)
+{
+    emit_expr_with(p, root, fn, params, false, subst, sb);
 }
 
 /* Whether the expression under root reads an input. */

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "recipe_hoist.h"
 #include "recipe_norm.h"
 #include "util.h"
 
@@ -1944,7 +1945,7 @@ static void dims_list(strbuf *sb, int nd, const int64_t *v, int64_t empty)
 }
 
 /* The offset term of view dims [a, b) indexed by variable v (0..prod-1) for input i. */
-static void offset_term(const recipe_norm *nm, int i, int a, int b, const char *v, strbuf *sb, bool *any)
+static void offset_term(const recipe_norm *nm, int i, int a, int b, const char *v, const char *u, strbuf *sb, bool *any)
 {
     int last = -1, first = -1;
     for (int d = a; d < b; d++)
@@ -1969,7 +1970,7 @@ static void offset_term(const recipe_norm *nm, int i, int a, int b, const char *
         span *= nm->shape[d];
     }
     if (dense) {
-        strbuf_addf(sb, "%s%s * %lldull", *any ? " + " : "", v, (long long)s_in);
+        strbuf_addf(sb, "%s%s * %lld%s", *any ? " + " : "", v, (long long)s_in, u);
         *any = true;
         return;
     }
@@ -1982,14 +1983,53 @@ static void offset_term(const recipe_norm *nm, int i, int a, int b, const char *
         strbuf_adds(sb, *any ? " + " : "");
         strbuf_addc(sb, '(');
         if (below > 1)
-            strbuf_addf(sb, "%s / %lldull", v, (long long)below);
+            strbuf_addf(sb, "%s / %lld%s", v, (long long)below, u);
         else
             strbuf_adds(sb, v);
         if (d != first)
-            strbuf_addf(sb, " %% %lldull", (long long)nm->shape[d]);
-        strbuf_addf(sb, ") * %lldull", (long long)nm->vstride[i][d]);
+            strbuf_addf(sb, " %% %lld%s", (long long)nm->shape[d], u);
+        strbuf_addf(sb, ") * %lld%s", (long long)nm->vstride[i][d], u);
         *any = true;
     }
+}
+
+/* Whether the broadcast inputs' offsets can be computed in 32 bits: the view's indices
+ * (outer, r, inner as the mode sees them) fit 32 unsigned bits and every offset 31 (strides
+ * not negative). 64-bit divisions and products cost a norm's inner loops a third of their
+ * instructions (GroupNorm's ring, docs/perf.md lab round 48). */
+static bool offsets_fit_32(const recipe_plan *p, int64_t outer, int64_t r, int64_t inner)
+{
+    const recipe_norm *nm = p->norm;
+    const int64_t lim = (int64_t)1 << 32;
+    if (outer >= lim || r >= lim || inner >= lim)
+        return false;
+    for (int i = 0; i < p->n_inputs; i++) {
+        if (p->kind[i] != RK_BCAST)
+            continue;
+        int64_t max = 0;
+        for (int d = 0; d < nm->ndim; d++) {
+            if (nm->vstride[i][d] < 0)
+                return false;
+            max += (nm->shape[d] - 1) * nm->vstride[i][d];
+        }
+        if (max >= ((int64_t)1 << 31))
+            return false;
+    }
+    return true;
+}
+
+/* How many elements along r (dims [d0, d1) of the view, r of them in all), from a multiple
+ * of the count, broadcast input i's offset stays the same: the elements below its
+ * innermost r-dim with a stride (the whole row when it has none). */
+static int64_t bcast_run(const recipe_norm *nm, int i, int d0, int d1, int64_t r)
+{
+    int64_t run = r, below = 1;
+    for (int d = d1 - 1; d >= d0; d--) {
+        if (nm->shape[d] > 1 && nm->vstride[i][d] != 0 && below < run)
+            run = below;
+        below *= nm->shape[d];
+    }
+    return run;
 }
 
 static void emit_constexpr_fn(strbuf *sb, const char *name, const char *arg, int n, const int *v)
@@ -2019,8 +2059,11 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "#define CGR_MODE %d  // %s\n", (int)mode, modes[mode]);
     strbuf_addf(sb, "#define CGR_OUTER %lld\n#define CGR_R %lld\n#define CGR_INNER %lld\n", (long long)outer,
                 (long long)r, (long long)inner);
-    strbuf_addf(sb, "#define CGR_NSTAT %d\n#define CGR_NSLOT %d\n#define CGR_LEVELS %d\n", nm->n_stats, nm->n_slots,
-                nm->levels > 0 ? nm->levels : 1);
+    recipe_hoist h;
+    recipe_hoist_norm(p, recipe_plain_expressions(), &h);
+    strbuf_addf(sb, "#define CGR_NSTAT %d\n#define CGR_NSLOT %d  // %d of the statistics, %d derived from them\n"
+                    "#define CGR_LEVELS %d\n",
+                nm->n_stats, nm->n_slots + h.n_derived, nm->n_slots, h.n_derived, nm->levels > 0 ? nm->levels : 1);
     strbuf_addf(sb, "#define CGR_THREADS %d\n#define CGR_ROW_THREADS %d\n#define CGR_CLUSTER %d\n", k->threads,
                 k->row_threads > 0 ? k->row_threads : k->threads, k->cluster > 1 ? k->cluster : 1);
     strbuf_addf(sb, "#define CGR_MIN_BLOCKS %d\n", (mode == NM_ROWS || mode == NM_HOLD) && k->min_blocks > 1 ? k->min_blocks : 1);
@@ -2073,32 +2116,43 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     for (int i = 0; i < p->n_inputs; i++)
         access[i] = p->kind[i] == RK_BCAST && mode != NM_COLS && p->inner == 1 ? (int)nm->access[i] : 0;
     emit_constexpr_fn(sb, "cgr_access", "i", p->n_inputs, access);
+    strbuf_adds(sb, "// broadcast input i: elements along r (from a multiple of it) over which its offset stays the same\n"
+                    "__host__ __device__ constexpr int64_t cgr_run(int i) { return ");
+    for (int i = 0; i < p->n_inputs; i++)
+        if (p->kind[i] == RK_BCAST)
+            strbuf_addf(sb, "i == %d ? %lld : ", i, (long long)bcast_run(nm, i, d0, d1, r));
+    strbuf_adds(sb, "1 + 0 * i; }\n");
     strbuf_addf(sb, "// offset of broadcast input i at (o, r, n) of the (outer, r, inner) view; the view is ");
     for (int d = 0; d < nm->ndim; d++)
         strbuf_addf(sb, "%s%lld", d ? "x" : "", (long long)nm->shape[d]);
     strbuf_addf(sb, ", r over dims [%d, %d)\n", d0, d1);
-    strbuf_adds(sb, "__device__ __forceinline__ int64_t cgr_off(int i, int64_t o, int64_t r, int64_t n)\n{\n"
-                    "    const uint64_t uo = uint64_t(o), ur = uint64_t(r), un = uint64_t(n);\n"
-                    "    (void)uo; (void)ur; (void)un;\n    switch (i) {\n");
+    const bool narrow = !recipe_plain_expressions() && offsets_fit_32(p, outer, r, inner);
+    const char *ut = narrow ? "uint32_t" : "uint64_t", *u = narrow ? "u" : "ull";
+    strbuf_addf(sb, "__device__ __forceinline__ int64_t cgr_off(int i, int64_t o, int64_t r, int64_t n)\n{\n"
+                    "    const %s uo = %s(o), ur = %s(r), un = %s(n);\n"
+                    "    (void)uo; (void)ur; (void)un;\n    switch (i) {\n",
+                ut, ut, ut, ut);
     for (int i = 0; i < p->n_inputs; i++) {
         if (p->kind[i] != RK_BCAST)
             continue;
         strbuf_addf(sb, "    case %d: return int64_t(", i);
         bool any = false;
-        offset_term(nm, i, 0, d0, "uo", sb, &any);
-        offset_term(nm, i, d0, d1, "ur", sb, &any);
-        offset_term(nm, i, d1, nm->ndim, "un", sb, &any);
+        offset_term(nm, i, 0, d0, "uo", u, sb, &any);
+        offset_term(nm, i, d0, d1, "ur", u, sb, &any);
+        offset_term(nm, i, d1, nm->ndim, "un", u, sb, &any);
         strbuf_addf(sb, "%s);  // %s\n", any ? "" : "0", p->inputs[i].name);
     }
     strbuf_adds(sb, "    default: return 0;\n    }\n}\n");
     for (int s = 0; s < nm->n_stats; s++) {
         char fn[32];
         snprintf(fn, sizeof fn, "cgr_pro_%d", s);
-        recipe_emit_expr(p, nm->stat[s].root, fn, "const float *x", sb);
+        recipe_hoist_emit_expr(&h, h.pro_root[s], fn, sb);
     }
     strbuf_adds(sb, "__device__ __forceinline__ float cgr_pro(int k, const float *x)\n{\n    switch (k) {\n");
     for (int s = 0; s < nm->n_stats; s++)
         strbuf_addf(sb, "    case %d: return cgr_pro_%d(x);\n", s, s);
     strbuf_adds(sb, "    default: (void)x; return 0.f;\n    }\n}\n");
-    recipe_emit_expr(p, p->root, "cgr_epi", "const float *x", sb);
+    recipe_hoist_emit_derive(&h, sb);
+    recipe_hoist_emit_expr(&h, h.root, "cgr_epi", sb);
+    recipe_hoist_release(&h);
 }

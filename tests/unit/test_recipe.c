@@ -20,6 +20,7 @@
 
 #include "recipe.h"
 #include "recipe_conv.h"
+#include "recipe_hoist.h"
 #include "recipe_norm.h"
 #include "recipe_pool.h"
 #include "recipe_stage.h"
@@ -2852,6 +2853,54 @@ static void test_norm_traffic_floor(void **state)
     strbuf_release(&text);
 }
 
+/* The norm's expressions as the generator rewrites them (src/recipe_hoist.c): GroupNorm's
+ * rsqrt(var + eps) becomes one derived slot, computed after statistic 0, and its product
+ * with the weight comes before the element's (x - mean); RMSNorm's division by the row's
+ * sqrt becomes a product by a derived reciprocal; the rewritten DAG evaluates (rx_eval) to
+ * the original's value at sample points; CUTEGEN_RECIPE_PLAIN=1 leaves the plan as it is. */
+static void test_norm_hoist(void **state)
+{
+    (void)state;
+    recipe_plan p;
+    load("groupnorm", &p);
+    recipe_hoist h;
+    recipe_hoist_norm(&p, false, &h);
+    assert_int_equal(h.n_derived, 1);
+    assert_int_equal(h.after[0], 0);
+    assert_int_equal(h.plan.nodes[h.derived[0]].op, RX_RSQRT);
+    strbuf e = STRBUF_INIT;
+    rx_format(&h.plan, h.root, &e);
+    assert_non_null(strstr(e.buf, "(x - mean0) * (rsqrt((var0 + 1e-05)) * gn.weight)"));
+    /* the same values: x, w, b, then the slots (mean, var), and the derived slot */
+    const int nin = p.n_inputs, ns = p.norm->n_slots;
+    float x[16] = { 0 };
+    const float pts[3][5] = { { 0.3f, 1.5f, -0.25f, 0.1f, 0.8f }, { -2.f, 0.5f, 2.f, -1.f, 3.f }, { 7.f, -1.f, 0.f, 6.5f, 0.01f } };
+    for (int t = 0; t < 3; t++) {
+        for (int i = 0; i < nin; i++)
+            x[i] = pts[t][i < 3 ? i : 2];
+        x[nin] = pts[t][3];
+        x[nin + 1] = pts[t][4];
+        float want = rx_eval(&p, p.root, x, 0.f);
+        x[nin + ns] = rx_eval(&h.plan, h.derived[0], x, 0.f);
+        float got = rx_eval(&h.plan, h.root, x, 0.f);
+        assert_true(fabsf(got - want) <= 1e-6f * fmaxf(1.f, fabsf(want)));
+    }
+    recipe_hoist_release(&h);
+    recipe_hoist_norm(&p, true, &h);
+    assert_int_equal(h.n_derived, 0);
+    assert_int_equal(h.root, p.root);
+    recipe_hoist_release(&h);
+    recipe_plan_release(&p);
+    load("rmsnorm", &p);
+    recipe_hoist_norm(&p, false, &h);
+    assert_int_equal(h.n_derived, 1);
+    assert_int_equal(h.plan.nodes[h.derived[0]].op, RX_RECIP);
+    assert_int_equal(h.plan.nodes[h.root].op, RX_MUL);
+    recipe_hoist_release(&h);
+    recipe_plan_release(&p);
+    strbuf_release(&e);
+}
+
 static void test_tensor_constant(void **state)
 {
     (void)state;
@@ -3291,6 +3340,7 @@ int main(void)
         cmocka_unit_test(test_logsumexp_plans),
         cmocka_unit_test(test_tensor_constant),
         cmocka_unit_test(test_norm_traffic_floor),
+        cmocka_unit_test(test_norm_hoist),
         cmocka_unit_test(test_staged_plans),
         cmocka_unit_test(test_sdpa_expanded),
         cmocka_unit_test(test_shape_reads_folded),

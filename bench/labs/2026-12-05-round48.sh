@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# bench/labs/2026-12-05-round48.sh: variant lab round 48 (prepared in session 19, no GPU lent;
+# to run in the next session's first call): the norms' inner loops made shorter.
+#   - src/recipe_hoist.c: the epilogue rewritten so that an element computes only what
+#     depends on it: divisions by row values as products by their reciprocals, row-uniform
+#     factors multiplied first ((x - mean) * rsqrt(var + eps) * w -> (x - mean) * (r * w)),
+#     and rsqrt(var + eps) / 1 / sqrt(sum / n + eps) computed once a row as a derived slot
+#     (recipes/norm.cu to_slots -> cgr_derive) instead of once a piece (the ring) or an
+#     element (divisions);
+#   - broadcast offsets (cgr_off) in 32 bits where they fit (no 64-bit divisions);
+#   - the ring's stage and piece counters in 32 bits (q % 6 was a 64-bit magic division).
+# SASS of GroupNorm's ring (cuobjdump of the builds below, /tmp/tools/loops.py-style count of
+# each loop's body): output loop 238 -> 148 instructions a piece of 16 elements a thread
+# (~105 on the path every warp takes), statistics loop 99 -> 93.
+# "old-*": recipes/norm.cu of commit aa21302 with CUTEGEN_RECIPE_PLAIN=1 (expressions as
+# recognised, offsets in 64 bits); "new-*": this commit.
+# Predictions: GroupNorm ring 4.15-4.40 ms (old ~4.6: round 28 put the ring's loss over a
+# plain copy in its arithmetic); persistent held chunks 3-8% faster; L1 and L2 norms (a
+# division an element before) 2-5% faster; InstanceNorm, RMSNorm, Frobenius, LayerNorm and
+# BatchNorm within +-3% (their loops were memory-bound or already hoisted).
+# OUT default .deps/lab48.   LAB=.deps/lab48 tests/gpu/evidence.sh lab
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export OUT=${OUT:-.deps/lab48}
+F=tests/data/recipe
+. bench/labs/lib.sh  # b, def
+builds() {  # $1: name prefix
+  b g35 level1/35 $F/groupnorm.json 0 "$1ring-g64-6x4"
+  b g35 level1/35 $F/groupnorm.json 1 "$1persist-hold"
+  b i34 level1/34 $F/instancenorm.json 0 "$1prefetch-cluster"
+  b l40 level1/40 $F/layernorm.json 0 "$1split"
+  b r36 level1/36 $F/rmsnorm.json 0 "$1v0"
+  b f37 level1/37 $F/frobenius.json 0 "$1v0"
+  b a38 level1/38 $F/l1norm.json 0 "$1v0"
+  b l39 level1/39 $F/l2norm.json 0 "$1v0"
+  b b33 level1/33 $F/batchnorm.json 0 "$1v0"
+}
+builds new-
+cp recipes/norm.cu /tmp/norm.cu.new
+git show aa21302:recipes/norm.cu > recipes/norm.cu
+CUTEGEN_RECIPE_PLAIN=1 builds old-
+cp /tmp/norm.cu.new recipes/norm.cu
