@@ -233,12 +233,24 @@ __device__ __forceinline__ void store_result(OutT *p, const Acc &a)
     }
 }
 
-__device__ __forceinline__ float softmax_value(float x, const Acc &a)
+// A row's statistics as its write pass uses them: 1 / sum (softmax) or max + log(sum)
+// (log-softmax), once a row rather than a division or a log an element.
+__device__ __forceinline__ Acc softmax_ready(Acc a)
 {
     if constexpr (kRed == SOFTMAX)
-        return expf(x - a.v) / a.s;
+        a.s = 1.f / a.s;
     else
-        return x - a.v - logf(a.s);
+        a.v = a.v + logf(a.s);
+    return a;
+}
+
+// Element x of a row whose statistics softmax_ready made ready.
+__device__ __forceinline__ float softmax_value(float x, const Acc &r)
+{
+    if constexpr (kRed == SOFTMAX)
+        return expf(x - r.v) * r.s;
+    else
+        return x - r.v;
 }
 
 // ------------------------------------------------------------------ loads
@@ -323,8 +335,9 @@ __device__ __forceinline__ void row_chunk(int64_t &c0, int64_t &c1)
 // The softmax write pass over this thread's elements of [c0, c1) of the row.
 template <bool Vec>
 __device__ __forceinline__ void softmax_write(const Args &a, int64_t row, int64_t c0, int64_t c1,
-                                              const Acc &st, const float (*cache)[kVec], int ncached)
+                                              const Acc &row_st, const float (*cache)[kVec], int ncached)
 {
+    const Acc st = softmax_ready(row_st);
     const int lane = threadIdx.x % kRowThreads;
     OutT *y = a.out + row * kR;
     if constexpr (Vec) {
@@ -492,9 +505,9 @@ __global__ void __launch_bounds__(kThreads) reduce_cols(const Args a)
         if constexpr (kSplit > 1) {
             static_cast<Acc *>(a.ws)[(o * kSplit + blockIdx.z) * kInner + col] = acc[0];
         } else if constexpr (kSoftmax) {
+            const Acc st = softmax_ready(acc[0]);
             for (int64_t rr = 0; rr < kR; ++rr)
-                a.out[base + rr * kInner] =
-                    cgr::from_f<OutT>(cgr_epi(softmax_value(load_val(a, base + rr * kInner), acc[0])));
+                a.out[base + rr * kInner] = cgr::from_f<OutT>(cgr_epi(softmax_value(load_val(a, base + rr * kInner), st)));
         } else {
             store_result(a.out + o * kInner + col, acc[0]);
         }

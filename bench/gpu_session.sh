@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# bench/gpu_session.sh: one GPU-host call of a session, in the order its results matter:
+# compute-sanitizer on the problems whose device code changed, the variant labs built
+# here, then a sweep of `cutegen bench` in whatever time is left. Run by the device tool
+# from the project root with the build, the KernelBench copy and the CUTLASS wheel carried:
+#   carry: build .deps/kernelbench .deps/nvidia_cutlass-4.2.0.0-py3-none-any.whl [.deps/labN]
+#   SAN="tests/gpu/problems/a.py ..." LABS=".deps/lab48" LIST=bench/sweeps/x.txt \
+#     TOTAL=540 bench/gpu_session.sh
+# Each part's output goes to $OUT (the device tool's folder: it comes back) and a short
+# summary to stdout. TOTAL: seconds this call may take in all (the sweep gets the rest,
+# minus a margin for its report); SAN_T, LAB_T: each part's own limit. A part whose input
+# is empty is skipped. Lists are read as `cutegen bench`'s BENCH_TASKS (one problem a line,
+# "level1/35" or a file); LIST_SKIP=N drops the first N (the second call of a long list).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+t0=$(date +%s)
+OUT=${OUT:-/tmp/gpu-session}
+mkdir -p "$OUT"
+TOTAL=${TOTAL:-540}
+left() { echo $((TOTAL - ($(date +%s) - t0))); }
+[ -x build/cutegen ] || { echo "gpu_session: build/cutegen missing: carry the build folder" >&2; exit 2; }
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+
+W=${WORK:-/tmp/gpu-session-work}  # builds, run folders: stay on the host
+mkdir -p "$W"
+
+if [ -n "${SAN:-}" ]; then
+  # shellcheck disable=SC2086
+  SAN_PER_PROBLEM=${SAN_PER_PROBLEM:-1} timeout "${SAN_T:-130}" tests/gpu/sanitize.sh --out "$W/sanitize" $SAN \
+    >"$OUT/sanitize.txt" 2>&1
+  echo "sanitize (rc $?, $(left) s left):"
+  grep -vE "^ " "$OUT/sanitize.txt" | tail -30
+fi
+
+for lab in ${LABS:-}; do
+  [ -d "$lab" ] || { echo "gpu_session: no lab folder $lab (build it here first: bench/labs/*.sh)"; continue; }
+  [ "$(left)" -gt 60 ] || { echo "gpu_session: no time left for lab $lab"; continue; }
+  name=$(basename "$lab")
+  OUT="$W/$name" LAB="$lab" LAB_TIMEOUT=${LAB_T:-150} timeout "$(( $(left) - 30 ))" tests/gpu/evidence.sh lab \
+    >"$OUT/$name.log" 2>&1
+  echo "lab $lab (rc $?, $(left) s left):"
+  cp "$W/$name/lab.txt" "$OUT/$name.txt" 2>/dev/null && cat "$OUT/$name.txt" | tail -60
+done
+
+if [ -n "${LIST:-}" ] && [ "$(left)" -gt 120 ]; then
+  tasks=$(grep -v '^#' "$LIST" | tr ' ' '\n' | sed '/^$/d' | tail -n +"$(( ${LIST_SKIP:-0} + 1 ))")
+  OUT="$W/bench" BENCH_TIMEOUT=$(( $(left) - 45 )) BENCH_TASKS="$tasks" BENCH_JOBS=${BENCH_JOBS:-8} \
+    BENCH_RUN_ARGS=${BENCH_RUN_ARGS:---variants 2 --trials 3} tests/gpu/evidence.sh bench >"$OUT/bench.txt" 2>&1
+  echo "bench $LIST (rc $?, $(left) s left):"
+  for f in bench-report.json bench-report.md bench.out bench.err; do cp "$W/bench/$f" "$OUT/" 2>/dev/null; done
+  tail -30 "$OUT/bench.txt"
+fi
+echo "gpu_session: $(( $(date +%s) - t0 )) s"
