@@ -4,6 +4,7 @@
 # here, then a sweep of `cutegen bench` in whatever time is left. Run by the device tool
 # from the project root with the build, the KernelBench copy and the CUTLASS wheel carried:
 #   carry: build .deps/kernelbench .deps/nvidia_cutlass-4.2.0.0-py3-none-any.whl [.deps/labN]
+#          [.deps/cache.tar.gz: bench/prebuild.sh's cache, then `tar czf .deps/cache.tar.gz -C .deps/cache .`]
 #   SAN="tests/gpu/problems/a.py ..." LABS=".deps/lab48" LIST=bench/sweeps/x.txt \
 #     TOTAL=540 bench/gpu_session.sh
 # Each part's output goes to $OUT (the device tool's folder: it comes back) and a short
@@ -23,6 +24,12 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu
 
 W=${WORK:-/tmp/gpu-session-work}  # builds, run folders: stay on the host
 mkdir -p "$W"
+# variants built on the development machine (bench/prebuild.sh), carried as a tarball
+if [ -f .deps/cache.tar.gz ]; then
+  mkdir -p "$W/cache" && tar xzf .deps/cache.tar.gz -C "$W/cache" &&
+    export CUTEGEN_CACHE_DIR="$W/cache" &&
+    echo "prebuilt cache: $(ls "$W/cache/builds" | wc -l) builds"
+fi
 
 if [ -n "${SAN:-}" ]; then
   # shellcheck disable=SC2086

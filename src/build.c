@@ -4,7 +4,9 @@
  *
  * DESIGN
  * - The hash covers everything that decides the output: the source bytes, every flag,
- *   nvcc's and CUTLASS's versions, the arch, the build mode and cutegen/abi.h's bytes.
+ *   nvcc's and CUTLASS's versions, the arch, the build mode and cutegen/abi.h's bytes;
+ *   not where abi.h and CUTLASS are (their include paths enter it by name), so a cache
+ *   carried to another machine with the same toolkit still hits.
  * - A build happens in a private temporary directory inside the cache and is published
  *   by rename(): a reader sees a whole result or none, and two processes building the
  *   same hash at once both end with the same complete directory (the loser of the race
@@ -335,6 +337,20 @@ static void ctx_flags(build_ctx *c, const char *gencode)
         strv_push(&c->flags, *e);
 }
 
+/* Flag i as the hash sees it: the include directories of abi.h and CUTLASS by name, not
+ * by path (their contents are in the key already: abi.h's digest, CUTLASS's version), so
+ * a cache built on one machine serves another where the project or CUTLASS lives
+ * elsewhere (bench/prebuild.sh: variants built here, carried to the GPU host). */
+static const char *key_flag(const build_ctx *c, int i)
+{
+    const char *f = c->flags.v[i];
+    if (!strncmp(f, "-I", 2) && c->cfg->abi_include && !strcmp(f + 2, c->cfg->abi_include))
+        return "-I<cutegen include>";
+    if (!strncmp(f, "-I", 2) && c->cfg->cutlass_include && !strcmp(f + 2, c->cfg->cutlass_include))
+        return "-I<cutlass include>";
+    return f;
+}
+
 /* Resolves tools and versions once; problems go into setup_error (tool errors). */
 static void ctx_init(build_ctx *c, const build_config *cfg)
 {
@@ -381,7 +397,7 @@ static void ctx_init(build_ctx *c, const build_config *cfg)
                     c->nvcc_version.buf, c->cutlass_version.buf, cfg->arch,
                     c->split ? "split" : "plain", abi_sha);
         for (int i = 0; i < c->flags.n; i++)
-            strbuf_addf(&k, "flag=%s\n", c->flags.v[i]);
+            strbuf_addf(&k, "flag=%s\n", key_flag(c, i));
         c->key = strbuf_detach(&k);
     }
     free(abi_sha);

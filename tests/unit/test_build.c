@@ -117,6 +117,27 @@ static void test_cache_hit_and_key(void **state)
     build_ok(&cfg3, src2, &e);
     assert_string_not_equal(c.hash, e.hash);
 
+    /* the same CUTLASS (its version in the key) and abi.h elsewhere: the same hash, so a
+     * cache built on one machine serves another (bench/prebuild.sh) */
+    char *elsewhere = xasprintf("%s/elsewhere", tmp_dir); /* no version.h: "unknown", as tmp_dir */
+    char *cmd = xasprintf("mkdir -p %s", elsewhere);
+    assert_int_equal(system(cmd), 0);
+    char *abi_copy = xasprintf("%s/include", elsewhere);
+    char *cmd2 = xasprintf("mkdir -p %s && cp -r %s/include/cutegen %s/", abi_copy, cg_source_dir(), abi_copy);
+    assert_int_equal(system(cmd2), 0);
+    build_config cfg4 = cfg;
+    cfg4.cutlass_include = elsewhere;
+    cfg4.abi_include = abi_copy;
+    build_result g;
+    build_ok(&cfg4, src2, &g);
+    assert_true(g.cached);
+    assert_string_equal(g.hash, c.hash);
+    build_result_release(&g);
+    free(elsewhere);
+    free(abi_copy);
+    free(cmd);
+    free(cmd2);
+
     build_result f;
     cfg.force = true;
     build_ok(&cfg, src2, &f);
