@@ -37,9 +37,10 @@ static int add(recipe_hoist *h, enum rx_op op, int a, int b)
     return q->n_nodes++;
 }
 
-/* Whether node n's value varies along a row: it reads a full-size or broadcast input (or
- * the reduced value). Slots, scalars and constants do not. */
-static bool varies(const recipe_plan *q, int n)
+/* Whether node n reads a full-size input (or the reduced value), or with bcast_too a
+ * broadcast input as well: whether its value changes from element to element, or along the
+ * row at all (slots, scalars and constants do not). */
+static bool reads_varying(const recipe_plan *q, int n, bool bcast_too)
 {
     if (n < 0)
         return false;
@@ -47,21 +48,19 @@ static bool varies(const recipe_plan *q, int n)
     if (x->op == RX_ACC)
         return true;
     if (x->op == RX_INPUT)
-        return x->input < q->n_inputs && (q->kind[x->input] == RK_FULL || q->kind[x->input] == RK_BCAST);
-    return varies(q, x->a) || varies(q, x->b);
+        return x->input < q->n_inputs &&
+               (q->kind[x->input] == RK_FULL || (bcast_too && q->kind[x->input] == RK_BCAST));
+    return reads_varying(q, x->a, bcast_too) || reads_varying(q, x->b, bcast_too);
 }
 
-/* Whether node n reads a full-size input (a different value every element). */
+static bool varies(const recipe_plan *q, int n)
+{
+    return reads_varying(q, n, true);
+}
+
 static bool per_element(const recipe_plan *q, int n)
 {
-    if (n < 0)
-        return false;
-    const rx_node *x = &q->nodes[n];
-    if (x->op == RX_ACC)
-        return true;
-    if (x->op == RX_INPUT)
-        return x->input < q->n_inputs && q->kind[x->input] == RK_FULL;
-    return per_element(q, x->a) || per_element(q, x->b);
+    return reads_varying(q, n, false);
 }
 
 /* Whether node n reads nothing but slots and constants, and at least one slot. */
