@@ -10,7 +10,9 @@
 // positive), the plain form's epilogue (and each second-pass prologue) is evaluated on
 // inputs + slots; the rewritten form's on inputs + slots + what cgr_derive adds, called
 // after each statistic in the order the template's to_slots sets them (by pass, then
-// index). Every value must agree to 2e-6 relative (or be NaN in both).
+// index). Every value must agree to 2e-6 relative (or be NaN in both). The broadcast
+// inputs' offsets (cgr_off, 32-bit in the rewritten form where they fit) must be equal,
+// and constant over each run cgr_run says.
 //
 // Built by tests/cli/t0711-recipe-norm-hoist.sh:
 //   c++ -std=c++17 -DPLAIN='"plain.h"' -DHOIST='"hoist.h"' -I include -I recipes -I CUTLASS -I CUDA/include this.cpp
@@ -25,6 +27,7 @@
 namespace plain {
 #include PLAIN
 constexpr int kNin = CGR_NIN, kNslot = CGR_NSLOT, kNstat = CGR_NSTAT, kLevels = CGR_LEVELS;
+constexpr int64_t kO = CGR_OUTER, kR = CGR_R, kI = CGR_INNER;
 }  // namespace plain
 #undef CGR_NSLOT
 namespace hoist {
@@ -83,7 +86,26 @@ int main()
                 std::printf("prologue %d differs: plain %.9g, rewritten %.9g (trial %d)\n", k, pp, ph, trial);
         }
     }
-    std::printf("%d derived slot(s), largest relative difference %.3g over 20000 points%s\n", derived, worst,
-                bad ? ": MISMATCH" : "");
+    // broadcast offsets: 32-bit where they fit (rewritten) against 64-bit (plain), at
+    // random points of the (outer, r, inner) view and at its far corner
+    std::uniform_int_distribution<int64_t> po(0, plain::kO - 1), pr(0, plain::kR - 1), pn(0, plain::kI - 1);
+    for (int trial = 0; trial <= 20000; ++trial) {
+        bool corner = trial == 20000;
+        int64_t o = corner ? plain::kO - 1 : po(rng), r = corner ? plain::kR - 1 : pr(rng),
+                n = corner ? plain::kI - 1 : pn(rng);
+        for (int i = 0; i < plain::kNin; ++i) {
+            // cgr_run: the offset is the same from the start of r's run to r
+            const int64_t r0 = r - r % hoist::cgr_run(i);
+            if (hoist::cgr_off(i, o, r0, n) != hoist::cgr_off(i, o, r, n) && bad++ < 5)
+                std::printf("input %d: offset at r %lld differs from its run's start %lld (run %lld)\n", i,
+                            (long long)r, (long long)r0, (long long)hoist::cgr_run(i));
+            if (plain::cgr_off(i, o, r, n) != hoist::cgr_off(i, o, r, n) && bad++ < 5)
+                std::printf("offset of input %d at (%lld, %lld, %lld) differs: %lld against %lld\n", i, (long long)o,
+                            (long long)r, (long long)n, (long long)hoist::cgr_off(i, o, r, n),
+                            (long long)plain::cgr_off(i, o, r, n));
+        }
+    }
+    std::printf("%d derived slot(s), largest relative difference %.3g over 20000 points, offsets agree%s\n", derived,
+                worst, bad ? ": MISMATCH" : "");
     return bad ? 1 : 0;
 }

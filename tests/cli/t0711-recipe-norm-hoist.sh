@@ -2,8 +2,9 @@
 # cutegen recipe, NORM family: the generator's rewritten expressions (src/recipe_hoist.c:
 # reciprocals of row values, row-uniform factors first, derived slots computed once a row)
 # against the expressions as recognised (CUTEGEN_RECIPE_PLAIN=1), evaluated on the host by
-# tests/cli/recipe_norm_hoist.cpp for every norm fixture; and that the rewrite does what it
-# is for: GroupNorm's and RMSNorm's epilogues take no square root or division an element.
+# tests/cli/recipe_norm_hoist.cpp for every norm fixture (with the broadcast offsets, 32-bit
+# against 64-bit, and the runs cgr_run claims); and that the rewrite does what it is for:
+# GroupNorm's, RMSNorm's and the L2 norm's epilogues take no square root or division an element.
 # Needs a C++17 compiler, the CUDA headers and CUTLASS; skips, saying so, without them.
 . "$(dirname "$0")/lib.sh"
 
