@@ -39,6 +39,9 @@ static const char usage_text[] =
     "                    copies or WGMMA. `cutegen run` asks the GPU it runs on itself.\n"
     "  -h, --help        this text\n"
     "\n"
+    "Environment: CUTEGEN_RECIPE_PLAIN=1 writes a norm's expressions as recognised, without\n"
+    "the rewrites that keep per-row work out of the per-element loop (for comparing them).\n"
+    "\n"
     "Exit codes: 0 covered; 1 not covered; 2 bad usage; 3 bad spec; 9 template or\n"
     "output error.\n";
 
