@@ -376,7 +376,10 @@ template <int K> __device__ __forceinline__ Acc combine(const Acc &x, const Acc 
             return y;
         if (y.z == 0.f)
             return x;
-        const float n = x.z + y.z, f = y.z / n, d = y.x - x.x;
+        // the weight of y in the merged mean: a fast division (2 ulp, counts are far from
+        // its range limits) without the IEEE one's slow-path branch, which cost ~12
+        // instructions a combine on the serial paths of every exchange
+        const float n = x.z + y.z, f = __fdividef(y.z, n), d = y.x - x.x;
         return make_float4(fmaf(d, f, x.x), x.y + y.y + d * d * x.z * f, n, 0.f);
     }
 }
