@@ -289,7 +289,10 @@ const char *cg_cache_dir(void)
     if (dir)
         return dir;
     const char *env = getenv("CUTEGEN_CACHE_DIR");
-    if (env && *env)
+    char cwd[4096];
+    if (env && *env && env[0] != '/' && getcwd(cwd, sizeof cwd))
+        dir = xasprintf("%s/%s", cwd, env); /* builds run in folders of their own: absolute */
+    else if (env && *env)
         dir = xstrdup(env);
     else if ((env = getenv("XDG_CACHE_HOME")) && *env)
         dir = xasprintf("%s/cutegen", env);

@@ -28,6 +28,18 @@ expect_grep "relu.cu: ok in [0-9.]+ s \(split\)" "$TMP/out" "split build reporte
 split_so=$(sed -n 's/^  so:  //p' "$TMP/out")
 expect_exit 0 "relu.cu again" -- "$CUTEGEN" build --arch sm_90a --kernel "$SRC/examples/kernels/relu.cu"
 expect_grep "relu.cu: ok \(cached\)" "$TMP/out" "second build comes from the cache"
+# a relative CUTEGEN_CACHE_DIR is taken from the current folder (builds run in folders of
+# their own, so it must not reach nvcc relative: bench/prebuild.sh's .deps/cache did)
+mkdir -p "$TMP/rel"
+expect_exit 0 "a build with a relative cache dir" -- \
+  bash -c "cd '$TMP/rel' && CUTEGEN_CACHE_DIR=relcache '$CUTEGEN' build --arch sm_90a --kernel '$SRC/examples/kernels/relu.cu'"
+expect_grep "relu.cu: ok in [0-9.]+ s" "$TMP/out" "the relative cache dir builds"
+tests=$((tests + 1))
+if ls "$TMP/rel/relcache/builds"/*/kernel.so >/dev/null 2>&1; then
+  echo "ok: the build landed under the relative cache dir"
+else
+  echo "FAIL: no kernel.so under $TMP/rel/relcache/builds"; failures=$((failures + 1))
+fi
 expect_exit 0 "relu.cu plain" -- "$CUTEGEN" build --arch sm_90a --build-mode plain --kernel "$SRC/examples/kernels/relu.cu"
 plain_so=$(sed -n 's/^  so:  //p' "$TMP/out")
 if command -v nm >/dev/null; then
