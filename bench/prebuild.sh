@@ -23,6 +23,8 @@ CG=${CG:-build/cutegen}
 CACHE=${CACHE:-.deps/cache}
 ARCH=${ARCH:-sm_90a}
 JOBS=${JOBS:-$(nproc)}
+[ -x "$CG" ] || { echo "prebuild: $CG is missing: build the project first (scripts/setup.sh)" >&2; exit 2; }
+[ -f "$list" ] || { echo "prebuild: no list '$list' (bench/sweeps/*.txt are lists)" >&2; exit 2; }
 if [ -z "${SPECS:-}" ]; then
   tarball=$(ls bench/results/*-specs.tar.gz | sort | tail -1)
   SPECS=.deps/specs/specs
@@ -44,6 +46,7 @@ for t in $(grep -v '^#' "$list"); do
     fi
   done
 done
+[ "$n" -gt 0 ] || { echo "prebuild: nothing to build from $list" >&2; exit 1; }
 echo "prebuild: $n kernels from $list, $JOBS at a time into $CACHE ($ARCH)"
 t0=$(date +%s)
 CUTEGEN_CACHE_DIR=$CACHE "$CG" build --jobs "$JOBS" --arch "$ARCH" --json -q "$W"/*.cu >"$W/builds.jsonl" 2>"$W/builds.err"
