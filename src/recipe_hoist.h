@@ -7,8 +7,8 @@
  * (with its slow path) an element unless the compiler hoists them, and three FP operations
  * where two do; RMSNorm's x / sqrt(...) an IEEE division an element. The compiler may not
  * reassociate float math, so the generator does, on a copy of the DAG:
- *   1. a division by a value that does not depend on the element (no full-size input)
- *      becomes a multiplication by its reciprocal;
+ *   1. a division by a value that does not vary along the row (slots, scalars,
+ *      constants) becomes a multiplication by its reciprocal;
  *   2. a product of an element-dependent value by several such factors multiplies the
  *      factors first: (a * u) * v -> a * (u * v), so that u * v is computed once a
  *      16-byte vector (u, v row- or vector-uniform);
@@ -23,6 +23,7 @@
 #define CUTEGEN_RECIPE_HOIST_H
 
 #include "recipe.h"
+#include "recipe_norm.h"
 #include "strbuf.h"
 
 #define RECIPE_HOIST_MAX_DERIVED 6
@@ -30,7 +31,7 @@
 typedef struct recipe_hoist {
     recipe_plan plan; /* a shallow copy of the NORM plan with its own (rewritten, grown) nodes */
     int root;         /* the epilogue's root in plan */
-    int pro_root[8];  /* each statistic's prologue root in plan */
+    int pro_root[RECIPE_NORM_MAX_STATS]; /* each statistic's prologue root in plan */
     int n_derived;
     int derived[RECIPE_HOIST_MAX_DERIVED]; /* node computing derived slot n_slots + d */
     int after[RECIPE_HOIST_MAX_DERIVED];   /* the statistic after whose slots it is computed */
