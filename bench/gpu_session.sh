@@ -5,7 +5,7 @@
 # from the project root with the build, the KernelBench copy and the CUTLASS wheel carried:
 #   carry: build .deps/kernelbench .deps/nvidia_cutlass-4.2.0.0-py3-none-any.whl [.deps/labN]
 #          [.deps/cache.tar.gz: bench/prebuild.sh's cache, then `tar czf .deps/cache.tar.gz -C .deps/cache .`]
-#   SAN="tests/gpu/problems/a.py ..." LABS=".deps/lab48" LIST=bench/sweeps/x.txt \
+#   SAN="tests/gpu/problems/a.py ..." LABS=".deps/lab48" NCU="level1/40:x.so:regex" LIST=bench/sweeps/x.txt \
 #     TOTAL=540 bench/gpu_session.sh
 # Each part's output goes to $OUT (the device tool's folder: it comes back) and a short
 # summary to stdout. TOTAL: seconds this call may take in all (the sweep gets the rest,
@@ -47,6 +47,22 @@ for lab in ${LABS:-}; do
     >"$OUT/$name.log" 2>&1
   echo "lab $lab (rc $?, $(left) s left):"
   cp "$W/$name/lab.txt" "$OUT/$name.txt" 2>/dev/null && cat "$OUT/$name.txt" | tail -60
+done
+
+# NCU="level1/40:.deps/lab48/l40/new-ring-g128-6x4.so:ring ...": one kernel launch of each
+# build under ncu (speed of light, memory, occupancy, warp states), after the labs.
+for item in ${NCU:-}; do
+  IFS=: read -r t so re <<<"$item"
+  [ "$(left)" -gt 90 ] || { echo "gpu_session: no time left for ncu on $so"; break; }
+  task=$(ls ".deps/kernelbench/${t%%/*}/${t##*/}_"*.py 2>/dev/null | head -1)
+  [ -n "$task" ] && [ -f "$so" ] || { echo "gpu_session: ncu: no problem $t or no build $so"; continue; }
+  name=ncu-$(basename "$(dirname "$so")")-$(basename "$so" .so)
+  timeout "${NCU_T:-90}" ncu --kernel-name "regex:${re:-.}" --launch-count 1 --section SpeedOfLight \
+    --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
+    python3 bench/variant_lab.py --task "$task" --rounds 1 --iters 1 --warmup 0 "$so" >"$OUT/$name.txt" 2>&1
+  echo "ncu $so (rc $?, $(left) s left):"
+  grep -E "Duration|DRAM Throughput|Memory Throughput|L2 Hit|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" \
+    "$OUT/$name.txt" | head -24
 done
 
 if [ -n "${LIST:-}" ] && [ "$(left)" -gt 120 ]; then
