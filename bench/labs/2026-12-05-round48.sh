@@ -43,6 +43,17 @@ builds new-
 # ring (round 21: 0.36 ms against the split's 0.23, its arithmetic now a third shorter)
 b l40 level1/40 $F/layernorm.json 0 new-split-reverse "CGR_SPLIT_REVERSE 1"
 b l40 level1/40 $F/layernorm.json 4 new-ring-g128-6x4 "CGR_RING 6" "CGR_RING_PIECES 4"
+# (session 20) LayerNorm's one group of 128 takes its 16 rows one after another, and in the
+# ring above all six stages are full while a row waits for its statistics (its 4 pieces and
+# 2 of the next row's): the memory idles for the whole exchange, 16 times. Pieces copied
+# into registers (CGR_RING_REGS, round 26: slower on GroupNorm, whose two groups of 64 keep
+# the memory busy for each other, never run on LayerNorm) free each stage as it is read, so
+# the next row and a half load during the exchange. ptxas: 128 registers and 144 bytes of
+# spills at 512 threads, 64 and 184 at 1024. Prediction: 0.20-0.26 ms against the ring's
+# ~0.33 (round 21: 0.36) and the split's 0.229.
+b l40 level1/40 $F/layernorm.json 4 new-ring-regs-g128-6x4 "CGR_RING 6" "CGR_RING_PIECES 4" "CGR_RING_REGS 1"
+b l40 level1/40 $F/layernorm.json 4 new-ring-regs-g128-6x4-t1024 "CGR_RING 6" "CGR_RING_PIECES 4" "CGR_RING_REGS 1" \
+  "$(def THREADS 1024)" "$(def ROW_THREADS 1024)" "$(def VECS 8)"
 cp recipes/norm.cu /tmp/norm.cu.new
 git show aa21302:recipes/norm.cu > recipes/norm.cu
 CUTEGEN_RECIPE_PLAIN=1 builds old-
