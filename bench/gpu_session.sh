@@ -22,6 +22,13 @@ left() { echo $((TOTAL - ($(date +%s) - t0))); }
 [ -x build/cutegen ] || { echo "gpu_session: build/cutegen missing: carry the build folder" >&2; exit 2; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 
+# CUTLASS from the carried wheel (as tests/gpu/evidence.sh does): the sanitizer runs first
+if [ -z "${CUTLASS_DIR:-}" ] && ls .deps/nvidia_cutlass-*.whl >/dev/null 2>&1; then
+  python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, "/tmp/cutlass-wheel") for n in z.namelist() if n.startswith("cutlass_library/source/include/")]' .deps/nvidia_cutlass-*.whl
+  export CUTLASS_DIR=/tmp/cutlass-wheel/cutlass_library/source
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+
 W=${WORK:-/tmp/gpu-session-work}  # builds, run folders: stay on the host
 mkdir -p "$W"
 # variants built on the development machine (bench/prebuild.sh), carried as a tarball
