@@ -22,11 +22,7 @@ left() { echo $((TOTAL - ($(date +%s) - t0))); }
 [ -x build/cutegen ] || { echo "gpu_session: build/cutegen missing: carry the build folder" >&2; exit 2; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
 
-# CUTLASS from the carried wheel (as tests/gpu/evidence.sh does): the sanitizer runs first
-if [ -z "${CUTLASS_DIR:-}" ] && ls .deps/nvidia_cutlass-*.whl >/dev/null 2>&1; then
-  python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, "/tmp/cutlass-wheel") for n in z.namelist() if n.startswith("cutlass_library/source/include/")]' .deps/nvidia_cutlass-*.whl
-  export CUTLASS_DIR=/tmp/cutlass-wheel/cutlass_library/source
-fi
+. tests/gpu/cutlass_wheel.sh  # CUTLASS from the carried wheel, before the sanitizer needs it
 export PATH=/usr/local/cuda/bin:$PATH
 
 W=${WORK:-/tmp/gpu-session-work}  # builds, run folders: stay on the host
@@ -56,8 +52,10 @@ for lab in ${LABS:-}; do
   cp "$W/$name/lab.txt" "$OUT/$name.txt" 2>/dev/null && cat "$OUT/$name.txt" | tail -60
 done
 
-# NCU="level1/40:.deps/lab48/l40/new-ring-g128-6x4.so:ring ...": one kernel launch of each
-# build under ncu (speed of light, memory, occupancy, warp states), after the labs.
+# NCU="level1/40:.deps/lab48/l40/new-ring-g128-6x4.so:rows_ring ...": one kernel launch of
+# each build under ncu (speed of light, memory, occupancy, warp states), after the labs. The
+# regex is matched against the kernel's function name without its namespace (rows_ring,
+# cols_kernel; "cgr_norm" matches nothing).
 for item in ${NCU:-}; do
   IFS=: read -r t so re <<<"$item"
   [ "$(left)" -gt 90 ] || { echo "gpu_session: no time left for ncu on $so"; break; }

@@ -15,11 +15,7 @@ KB=${KB:-.deps/kernelbench}
 [ -d "$KB" ] || KB=../shared/kernelbench
 sections=${*:-suite profile}
 
-# CUTLASS from a carried wheel when none is configured (the GPU host has no network).
-if [ -z "${CUTLASS_DIR:-}" ] && ls .deps/nvidia_cutlass-*.whl >/dev/null 2>&1; then
-  python3 -c 'import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, "/tmp/cutlass-wheel") for n in z.namelist() if n.startswith("cutlass_library/source/include/")]' .deps/nvidia_cutlass-*.whl
-  export CUTLASS_DIR=/tmp/cutlass-wheel/cutlass_library/source
-fi
+. tests/gpu/cutlass_wheel.sh  # CUTLASS from a carried wheel when none is configured
 CG=build/cutegen
 $CG doctor 2>&1 | tee "$OUT/doctor.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv | tee -a "$OUT/doctor.txt"
