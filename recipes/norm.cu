@@ -120,6 +120,9 @@ __device__ __forceinline__ float cgr_epi(const float *x) { return (x[0] - x[1]) 
 #ifndef CGR_HOLD_PERSIST
 #define CGR_HOLD_PERSIST 0          // hold: persistent CTAs loading their next chunk before waiting
 #endif
+#ifndef CGR_HOLD_EARLY
+#define CGR_HOLD_EARLY 0            // persistent hold: the next chunk's loads in flight while the current one is written
+#endif
 #ifndef CGR_HOLD_DIRECT
 #define CGR_HOLD_DIRECT 0           // hold: every CTA of a row combines the row's partials itself
 #endif
@@ -203,6 +206,10 @@ constexpr int kRowsPerCta = kMode == ROWS ? kThreads / kRowThreads : 1;
 // it loads), so it asks for half as many CTAs an SM unless CGR_MIN_BLOCKS says more
 constexpr bool kPersist = CGR_HOLD_PERSIST != 0;
 constexpr bool kDirect = CGR_HOLD_DIRECT != 0;
+// persistent hold (CGR_HOLD_EARLY): a step issues its next chunk's loads, waits for and
+// writes its current chunk, and only then sums and publishes the next chunk (first when
+// the next chunk is of the same row: that row may be waiting for it)
+constexpr bool kEarly = CGR_HOLD_EARLY != 0;
 constexpr bool kPrefetch = CGR_ROWS_PREFETCH != 0;
 constexpr int kLag = CGR_HOLD_LAG;
 constexpr bool kLagHints = CGR_LAG_HINTS != 0;
@@ -232,6 +239,7 @@ static_assert(kMode == POINTWISE || kNstat > 0, "statistics");
 static_assert(kMode != POINTWISE || (kO == 1 && kI == 1), "the pointwise pass is one row");
 static_assert(kLevels >= 1 && kLevels <= 2, "passes of statistics");
 static_assert(!kPersist || (kMode == HOLD && kLevels == 1), "persistent hold: one pass of statistics");
+static_assert(!kEarly || kPersist, "early loads: the persistent hold only");
 static_assert(!kLagHints || kLag > 0 || CGR_RING > 0, "L2 hints: the lagged hold or the ring only");
 static_assert(kLag == 0 || (kMode == HOLD && kLevels == 1 && !kPersist && !kDirect), "lagged hold: one pass, last CTA combines");
 static_assert(!kPrefetch || (kMode == ROWS && kVecs > 0 && kRowThreads == kThreads && kR % kVec == 0 &&
@@ -1933,8 +1941,33 @@ __global__ void __launch_bounds__(kThreads, kHoldMinBlocks) hold_persist_kernel(
         }
         return t;
     };
+    // kEarly: the next chunk's loads issued, then the current chunk written, then the next
+    // chunk summed and published (before the wait when both are of one row). No deadlock:
+    // a chunk left unpublished during a wait is of a later row than the one waited for.
+    auto step_early = [&](unsigned long long t, Chunk &cur, Chunk &nxt, int slot) {
+        if (threadIdx.x == 0)
+            tiles[slot] = atomicAdd(a.ticket, 1ull);
+        __syncthreads();
+        const unsigned long long next = tiles[slot];
+        int64_t o, c, c0, c1, no = -1, nc = 0, n0 = 0, n1 = 0;
+        hold_span(t, o, c, c0, c1);
+        if (next < kTotal) {
+            hold_span(next, no, nc, n0, n1);
+            hold_load(a, no, n0, n1, nxt);
+            if (no == o)
+                hold_publish<0>(a, no, nc, n0, n1, nxt, sval, slots, red, last);
+        }
+        float row_slots[kNsl];
+        hold_wait<0>(a, o, row_slots, red);
+        hold_write(a, o, c0, c1, cur, sval, row_slots);
+        if (next < kTotal && no != o)  // (red is free: group_combine ends on a barrier)
+            hold_publish<0>(a, no, nc, n0, n1, nxt, sval, slots, red, last);
+        return next;
+    };
     // the next chunk taken into nxt, then the current chunk t (in cur) written once its row is ready
     auto step = [&](unsigned long long t, Chunk &cur, Chunk &nxt, int slot) {
+        if constexpr (kEarly)
+            return step_early(t, cur, nxt, slot);
         const unsigned long long next = take(slot, nxt);
         int64_t o, c, c0, c1;
         hold_span(t, o, c, c0, c1);

@@ -2,7 +2,7 @@
 # cutegen recipe: every variant of every covered fixture in tests/data/recipe/, and both
 # templates on their own, compile with nvcc for sm_90a with the real build flags
 # (docs/abi.md), two compilers at once (and the persistent held-chunk norm with the
-# CGR_HOLD_DIRECT lab option, a norm cluster of 16 CTAs, softmax's prefetching clusters,
+# CGR_HOLD_DIRECT and CGR_HOLD_EARLY lab options, a norm cluster of 16 CTAs, softmax's prefetching clusters,
 # LayerNorm's persistent held chunks and the CGR_SPLIT_REVERSE lab option); one reduction, one pointwise, two norm, one
 # tensor-core GEMM, one conv, one transposed conv, two pooling kernels and a staged plan (a conv,
 # then a pool) also compile for sm_80 (the SM80-class path). Staged plans: a conv and a pool, two
@@ -135,6 +135,8 @@ extra staged_conv_instnorm conv/l2_17_Conv2d_InstanceNorm_Divide 'stage 0 varian
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
 # bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant
 extra groupnorm_persist_direct groupnorm persistent "CGR_HOLD_DIRECT 1"
+# its next chunk's loads in flight while the current one is written (round 49)
+extra groupnorm_persist_early groupnorm persistent "CGR_HOLD_EARLY 1"
 # the ring's lab options (bench/labs/2026-12-04-round2[2-6].sh, round31.sh) on GroupNorm's
 # ring: groups of 128 publishing a row ahead, storing y by bulk copies, exchanging by a
 # fence and an add (the exchange before round 31); the ring feeding registers
