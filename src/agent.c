@@ -1101,9 +1101,15 @@ static void finish(struct agent *a)
     char id[32];
     snprintf(id, sizeof id, "%lld", (long long)best);
     store_task_set(a->st, a->task, "best_node", id);
-    printf("best:     node %lld (%s, depth %d): %.4f ms, %.3fx over eager, %.1f%% of the "
-           "%.4f ms speed of light\nkernel:   %s\n", (long long)best, b.kind, b.depth, b.time_ms,
-           b.speedup, 100 * a->sol_ms / b.time_ms, a->sol_ms, out);
+    printf("best:     node %lld (%s, depth %d): %.4f ms, %.3fx over eager", (long long)best, b.kind,
+           b.depth, b.time_ms, b.speedup);
+    if (a->sol_ms > 0) /* small problems' speed of light is microseconds: in us, not "0.0000 ms" */
+        printf(", %.*f%% of the %.4g %s speed of light", 100 * a->sol_ms / b.time_ms < 1 ? 2 : 1,
+               100 * a->sol_ms / b.time_ms, a->sol_ms < 0.1 ? a->sol_ms * 1e3 : a->sol_ms,
+               a->sol_ms < 0.1 ? "us" : "ms");
+    else
+        printf(" (no speed of light: the GPU's peaks or the problem's bytes and flops are not known)");
+    printf("\nkernel:   %s\n", out);
     fflush(stdout);
     if (a->o->eval.final)
         final_timing(a, best, &b);

@@ -2059,8 +2059,14 @@ void recipe_norm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addf(sb, "#define CGR_MODE %d  // %s\n", (int)mode, modes[mode]);
     strbuf_addf(sb, "#define CGR_OUTER %lld\n#define CGR_R %lld\n#define CGR_INNER %lld\n", (long long)outer,
                 (long long)r, (long long)inner);
+    /* A column held whole (a thread a column, its elements a row apart) keeps the
+     * expressions as recognised: the rewritten form (a product by a derived reciprocal
+     * where each element was divided) sends the column's row-scattered stores out back to
+     * back and was slower (RMSNorm: 5.4% on the H200, lab round 48; 3.4% on the H100,
+     * round 49, where the plain form matched the template before hoisting) */
+    const bool column_held = mode == NM_COLS && k->cache > 0;
     recipe_hoist h;
-    recipe_hoist_norm(p, recipe_plain_expressions(), &h);
+    recipe_hoist_norm(p, recipe_plain_expressions() || column_held, &h);
     strbuf_addf(sb, "#define CGR_NSTAT %d\n#define CGR_NSLOT %d  // %d of the statistics, %d derived from them\n"
                     "#define CGR_LEVELS %d\n",
                 nm->n_stats, nm->n_slots + h.n_derived, nm->n_slots, h.n_derived, nm->levels > 0 ? nm->levels : 1);

@@ -11,7 +11,7 @@
 # of one row, so that no row waits for a chunk held back). ptxas: 80 registers and 152
 # bytes of spills at 3 CTAs an SM (48 before); the forms with 4-vector chunks (64
 # registers, 4 CTAs an SM) keep as many bytes in flight an SM with half the registers.
-# Predictions: early 4.10-4.35 ms against the held chunks' ~4.50 (round 48: 4.500) and the
+# Predictions: early 4.10-4.35 ms, with L2 hints (x and y evict-first) within 2% of early against the held chunks' ~4.50 (round 48: 4.500) and the
 # ring's 4.54; the 4-vector forms within 3% of their 8-vector twins.
 # RMSNorm (round 48: 3.724 -> 3.923 ms): the columns kernel multiplies by a derived
 # 1/sqrt where it divided each element, and now issues its 64 row-scattered stores back
@@ -34,6 +34,21 @@ b g35 level1/35 $G 1 persist-hold-v4-early "$(def VECS 4)" "$(def SPLIT 512)" "$
 b g35 level1/35 $G 1 persist-hold-t512-v4-early "$(def THREADS 512)" "$(def ROW_THREADS 512)" "$(def VECS 4)" \
   "$(def MIN_BLOCKS 2)" "CGR_HOLD_EARLY 1"
 b g35 level1/35 $G 0 ring-g64-6x4
+b g35 level1/35 $G 1 persist-hold-early-hints "CGR_HOLD_EARLY 1" "CGR_LAG_HINTS 1"
+# LayerNorm (59.8% of SoL): its persistent held chunks (variant 3; rounds 5 and 15: 0.38-0.39
+# ms against the split's 0.23) take the rows one after another, so each row reads the 32
+# MiB of weight and bias again (the split's output pass runs all 16 rows' CTAs of a chunk
+# together: the weights come from DRAM once). CGR_LAG_HINTS, now allowed there and in the
+# split: weights evict-last, x's last read and y evict-first, so that the weights (32 of
+# the L2's 50 MB) stay. Predictions: held chunks with hints and early loads 0.17-0.21 ms;
+# without hints within 5% of 0.39; the split with hints within 3% of the split.
+L=$F/layernorm.json
+b l40 level1/40 $L 0 split
+b l40 level1/40 $L 0 split-hints "CGR_LAG_HINTS 1"
+b l40 level1/40 $L 3 persist
+b l40 level1/40 $L 3 persist-early "CGR_HOLD_EARLY 1"
+b l40 level1/40 $L 3 persist-hints "CGR_LAG_HINTS 1"
+b l40 level1/40 $L 3 persist-early-hints "CGR_HOLD_EARLY 1" "CGR_LAG_HINTS 1"
 R=$F/rmsnorm.json
 b r36 level1/36 $R 0 new-v0
 b r36 level1/36 $R 1 new-v1-t128

@@ -30,6 +30,8 @@ mkdir -p "$RESPONDER_DIR" "$FAKE_STATE_DIR"
 expect_exit 0 "a scripted run" -- run_agent "$TMP/run1" --run-dir "$TMP/run1"
 expect_grep '^stopped: +rounds: 3 rounds done' "$TMP/out" "the stop reason is printed"
 expect_grep '^best: +node [0-9]+ .*1\.3900 ms, 1\.439x over eager' "$TMP/out" "the best kernel is the fastest correct one"
+expect_grep '^best: .*over eager \(no speed of light: the GPU.s peaks or the problem.s bytes and flops are not known\)$' \
+  "$TMP/out" "the fake GPU has no peaks: the best line says so rather than '0.0% of the 0.0000 ms speed of light'"
 expect_grep '^verdicts: ok [0-9]+, compile_error 1, runtime_error 1, wrong_result 1' "$TMP/out" "every kind of failure was met once"
 expect_grep '^verified: 1\.3900 ms vs eager 2\.5000 ms = 1\.80x, vs compile 1\.5000 ms = 1\.08x \(interleaved in one process, 10 rounds\)$' "$TMP/out" "the final timing's numbers are printed"
 tests=$((tests + 1))

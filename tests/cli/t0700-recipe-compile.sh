@@ -135,8 +135,9 @@ extra staged_conv_instnorm conv/l2_17_Conv2d_InstanceNorm_Divide 'stage 0 varian
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
 # bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant
 extra groupnorm_persist_direct groupnorm persistent "CGR_HOLD_DIRECT 1"
-# its next chunk's loads in flight while the current one is written (round 49)
-extra groupnorm_persist_early groupnorm persistent "CGR_HOLD_EARLY 1"
+# its next chunk's loads in flight while the current one is written, with the L2 hints
+# (weights evict-last, x's last read and y evict-first; lab round 49)
+extra groupnorm_persist_early groupnorm persistent "CGR_HOLD_EARLY 1" "CGR_LAG_HINTS 1"
 # the ring's lab options (bench/labs/2026-12-04-round2[2-6].sh, round31.sh) on GroupNorm's
 # ring: groups of 128 publishing a row ahead, storing y by bulk copies, exchanging by a
 # fence and an add (the exchange before round 31); the ring feeding registers

@@ -4,7 +4,8 @@
 # against the expressions as recognised (CUTEGEN_RECIPE_PLAIN=1), evaluated on the host by
 # tests/cli/recipe_norm_hoist.cpp for every norm fixture (with the broadcast offsets, 32-bit
 # against 64-bit, and the runs cgr_run claims); and that the rewrite does what it is for:
-# GroupNorm's, RMSNorm's and the L2 norm's epilogues take no square root or division an element.
+# GroupNorm's, RMSNorm's (its streamed columns) and the L2 norm's epilogues take no square root
+# or division an element; RMSNorm's column held a thread keeps the plain form.
 # Needs a C++17 compiler, the CUDA headers and CUTLASS; skips, saying so, without them.
 . "$(dirname "$0")/lib.sh"
 
@@ -43,8 +44,23 @@ for name in groupnorm groupnorm_relu layernorm layernorm_bf16 rmsnorm rms_last_w
   fi
 done
 
+# RMSNorm's first variant holds a column a thread (elements a row apart): the generator
+# keeps its expressions as recognised there (a division an element spaces the column's
+# scattered stores: lab rounds 48-49); its streamed columns (cache=0) are rewritten
+tests=$((tests + 1))
+if ! diff <(epi "$TMP/gen/rmsnorm.plain.cu") <(epi "$TMP/gen/rmsnorm.cu") >/dev/null; then
+  echo "FAIL: rmsnorm: the held column's epilogue is not the plain one"; failures=$((failures + 1))
+else
+  echo "ok: rmsnorm: the held column divides each element, as written"
+fi
+k=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/rmsnorm.json" --list | grep '^variant .* cache=0$' | head -1 | sed 's/^variant \([0-9]*\):.*/\1/')
+"$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/rmsnorm.json" --variant "${k:-0}" --out "$TMP/gen/rmsnorm_streamed.cu" >/dev/null
+CUTEGEN_RECIPE_PLAIN=1 "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/rmsnorm.json" --variant "${k:-0}" \
+  --out "$TMP/gen/rmsnorm_streamed.plain.cu" >/dev/null
+block "$TMP/gen/rmsnorm_streamed.cu" > "$TMP/gen/rmsnorm_streamed.hoist.h"
+
 # what the rewrite is for: no square root or division left in these epilogues
-for name in groupnorm rmsnorm l2norm; do
+for name in groupnorm rmsnorm_streamed l2norm; do
   tests=$((tests + 1))
   if epi "$TMP/gen/$name.cu" | grep -qE 'sqrtf|/ '; then
     echo "FAIL: $name: the rewritten epilogue still divides or takes a square root an element:"

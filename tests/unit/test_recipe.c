@@ -2359,6 +2359,15 @@ static void test_norm_variants(void **state)
     n = recipe_variants(&p, &hw, v, 64);
     assert_true(n > 0 && v[0].cache == 64);
     assert_int_equal(recipe_norm_mode(&p, &v[0]), NM_COLS);
+    /* held whole, it divides each element as written (lab rounds 48-49: the reciprocal's
+     * product was slower there); streamed (cache 0), the reciprocal is derived once */
+    assert_generated(&p, &v[0], (const char *const[]){ "#define CGR_NSLOT 1  // 1 of the statistics, 0 derived", NULL });
+    int streamed = -1;
+    for (int i = 0; i < n && streamed < 0; i++)
+        if (v[i].cache == 0)
+            streamed = i;
+    assert_true(streamed > 0);
+    assert_generated(&p, &v[streamed], (const char *const[]){ "#define CGR_NSLOT 2  // 1 of the statistics, 1 derived", NULL });
     recipe_plan_release(&p);
 
     /* short rows: a warp a row */
