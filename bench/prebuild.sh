@@ -38,7 +38,7 @@ for t in $(grep -v '^#' "$list"); do
   [ -n "$spec" ] || { echo "prebuild: $t: no spec in $SPECS"; continue; }
   name=$(basename "$spec" .json)
   for ((v = 0; v < nv; v++)); do
-    if "$CG" recipe --spec "$spec" --variant "$v" --out "$W/${t%%/*}-$name.v$v.cu" >/dev/null 2>"$W/err"; then
+    if "$CG" recipe --spec "$spec" --variant "$v" --out "$W/${t%%/*}-$name.v$v.cu" >"$W/err" 2>&1; then
       n=$((n + 1))
     else
       echo "prebuild: $t variant $v: $(head -1 "$W/err")"
