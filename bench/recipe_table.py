@@ -21,7 +21,9 @@ matter; a change of recognition does).
 
 SPECS_DIR holds SPECS_DIR/level1/*.json and SPECS_DIR/level2/*.json (tests/gpu/dump_specs.py
 writes them on a GPU host). A later --report overrides an earlier one for the same
-problem; LABEL (default: the file's name) goes into the "source" column. Bad input (a
+problem; LABEL (default: the file's name) goes into the "source" column. The reports must
+come from one GPU (their kernelbench section's "hardware"), which the table names; reports
+from two GPUs are refused. Bad input (a
 missing spec directory, an unreadable or malformed report, a cutegen that cannot be run)
 is one line on stderr and exit status 2.
 """
@@ -191,6 +193,37 @@ def load_report(path):
     return rows
 
 
+def report_gpus(path):
+    """The GPUs a report's measurements ran on: the "hardware" of its kernelbench
+    section's samples (`cutegen report` writes the GPU's name there), blanks left out."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    names = set()
+    results = (doc.get("kernelbench") or {}).get("eval_results") or {}
+    for level in results.values() if isinstance(results, dict) else ():
+        for samples in level.values() if isinstance(level, dict) else ():
+            for sample in samples if isinstance(samples, list) else ():
+                hw = ((sample or {}).get("metadata") or {}).get("hardware")
+                if isinstance(hw, str) and hw.strip():
+                    names.add(hw.strip())
+    return names
+
+
+def one_gpu(paths):
+    """The one GPU all the reports were measured on (None when none says): a table's
+    speed-ups and fractions of the speed of light are one GPU's, so reports from two
+    GPUs are refused rather than mixed."""
+    seen = {}
+    for path in paths:
+        for name in report_gpus(path):
+            seen.setdefault(name, []).append(os.path.basename(path))
+    if len(seen) > 1:
+        raise BadInput("the reports come from more than one GPU (%s): a table is one GPU's; "
+                       "leave out the reports of the others" % "; ".join(
+                           "%s: %s" % (name, ", ".join(files)) for name, files in sorted(seen.items())))
+    return next(iter(seen), None)
+
+
 def stop_text(p):
     """cutegen's stop_reason, shortened for the table."""
     if p.get("correct") is False and not (p.get("verdicts") or {}).get("ok"):
@@ -315,12 +348,15 @@ def summarize(rows):
     return s
 
 
-def print_md(rows, summary):
+def print_md(rows, summary, gpu=None):
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + "|".join(ALIGN) + "|")
     for r in rows:
         print(md_row(r))
     print()
+    if gpu:
+        print("Measured on: %s (the reports' hardware)." % gpu)
+        print()
     print("| level | problems | covered | measured on the GPU | correct | faster than eager "
           "| geomean over eager, all (1.0x where not covered, not run or wrong) "
           "| geomean over eager, correct ones |")
@@ -356,10 +392,12 @@ def main(argv=None):
     ap.add_argument("--format", choices=("md", "json"), default="md")
     a = ap.parse_args(argv)
     try:
-        reports = []
+        reports, paths = [], []
         for arg in a.report:
             path, label = split_report_arg(arg)
             reports.append((label, load_report(path)))
+            paths.append(path)
+        gpu = one_gpu(paths)
         if a.coverage_from:
             now = {}
             for c in a.covered:
@@ -384,10 +422,10 @@ def main(argv=None):
     if a.format == "json":
         for r in rows:
             del r["covered_text"]
-        json.dump({"rows": rows, "summary": summary}, sys.stdout, indent=1)
+        json.dump({"rows": rows, "summary": summary, "gpu": gpu}, sys.stdout, indent=1)
         print()
     else:
-        print_md(rows, summary)
+        print_md(rows, summary, gpu)
     return 0
 
 

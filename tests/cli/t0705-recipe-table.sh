@@ -3,8 +3,9 @@
 # cutegen (covered / not covered / a recipe error by the spec's name) and fake reports:
 # the exact rows and their order, the override of an earlier --report by a later one,
 # the summary's counts and geometric means (1.0x for the wrong and the uncovered ones),
-# --format json, --coverage-from (the coverage column of an earlier table), and exit 2
-# with one line naming the file on bad input. Needs python3.
+# --format json, --coverage-from (the coverage column of an earlier table), one GPU a table
+# (named from the reports; reports of two GPUs refused), and exit 2 with one line naming the
+# file on bad input. Needs python3.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null 2>&1 || skip "python3 is not installed (bench/recipe_table.py needs it)"
@@ -166,6 +167,32 @@ assert s["all"]["geomean_eager_correct"] == 2.0 and s["2"]["geomean_eager_correc
 print("json ok")
 PY
 expect_grep '^json ok$' "$TMP/check" "json rows and summary"
+
+# --- one GPU a table -------------------------------------------------------------------------
+# D and E: problem 1 measured on two different GPUs (cutegen report's kernelbench metadata)
+for r in D:GPU-X E:GPU-Y; do
+  cat >"$TMP/${r%%:*}.json" <<JSON
+{"cutegen_report": 1, "problems": [
+ {"problem": "1_Square_matmul.py", "level": 1, "problem_id": 1, "correct": true,
+  "speedup_eager": 3.0, "speedup_compile": 2.0, "sol_fraction": 0.7, "wall_s": 50,
+  "stop_reason": "recipes: the best built-in variant", "verdicts": {"ok": 2}}],
+ "kernelbench": {"eval_results": {"level1": {"1": [{"sample_id": 0,
+  "metadata": {"hardware": "NVIDIA ${r#*:}", "device": "cuda:0"}}]}}}}
+JSON
+done
+expect_exit 0 "a report without hardware, then one from GPU-X" -- run_table --report "$TMP/a.json:run A" --report "$TMP/D.json:run D"
+expect_grep '^Measured on: NVIDIA GPU-X \(the reports. hardware\)\.$' "$TMP/out" "the table names the GPU its numbers are from"
+expect_grep '^\| 1 \| 1_Square_matmul \| pointwise \| yes \| 3.000x \| 2.000x \| 70.0% \| 50 s \| searched \| run D \|$' \
+  "$TMP/out" "D's row replaces A's"
+expect_exit 0 "--format json with D" -- run_table --report "$TMP/D.json" --format json
+expect_grep '"gpu": "NVIDIA GPU-X"' "$TMP/out" "the JSON names the GPU"
+expect_exit 0 "no report says its GPU" -- run_table --report "$TMP/a.json"
+tests=$((tests + 1))
+if grep -q '^Measured on' "$TMP/out"; then echo "FAIL: a GPU named where no report gives one"; failures=$((failures + 1)); else
+  echo "ok: no GPU line where no report names one"; fi
+expect_exit 2 "reports from two GPUs" -- run_table --report "$TMP/D.json" --report "$TMP/E.json"
+expect_grep '^recipe_table.py: error: the reports come from more than one GPU \(NVIDIA GPU-X: D.json; NVIDIA GPU-Y: E.json\)' \
+  "$TMP/err" "the two GPUs and their reports are named"
 
 # --- bad input -----------------------------------------------------------------------------
 expect_exit 2 "a missing report file" -- run_table --report "$TMP/nope.json:x"
