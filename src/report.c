@@ -277,7 +277,29 @@ static void problem_release(report_problem *p)
     free(p->problem_path);
     free(p->stop_reason);
     free(p->gpu);
+    for (size_t i = 0; i < p->n_nodes; i++) {
+        free(p->nodes[i].params);
+        free(p->nodes[i].message);
+    }
     free(p->nodes);
+}
+
+/* A generated recipe kernel's variant, from its "// Parameters: ..." header line (the
+ * built-in proposer writes it second); NULL for any other source. */
+static char *recipe_params_of(const char *source_path)
+{
+    FILE *f = source_path ? fopen(source_path, "r") : NULL;
+    if (!f)
+        return NULL;
+    char line[512];
+    char *out = NULL;
+    for (int i = 0; i < 3 && !out && fgets(line, sizeof line, f); i++)
+        if (!strncmp(line, "// Parameters: ", 15)) {
+            line[strcspn(line, "\n")] = '\0';
+            out = xstrdup(line + 15);
+        }
+    fclose(f);
+    return out;
 }
 
 void report_release(report *r)
@@ -371,6 +393,10 @@ static void load_problem(store *s, int64_t task, const char *run_dir, report_pro
         snprintf(rn->kind, sizeof rn->kind, "%s", nodes[i].kind ? nodes[i].kind : "");
         snprintf(rn->verdict, sizeof rn->verdict, "%s", nodes[i].verdict ? nodes[i].verdict : "");
         rn->time_ms = nodes[i].time_ms;
+        if (nodes[i].kind && !strcmp(nodes[i].kind, "recipe"))
+            rn->params = recipe_params_of(nodes[i].source_path);
+        if (nodes[i].message && nodes[i].message[0])
+            rn->message = xstrndup(nodes[i].message, 400);
         if (!nodes[i].verdict)
             continue;
         int k = 6;
@@ -766,6 +792,27 @@ static json_t *stats_json(const report_stats *s)
 }
 
 /* KernelBench's runtime_stats / baseline entry: mean, std, min, max, num_trials. */
+/* A problem's judged nodes, one object each: which variant or edit it was, its verdict,
+ * its time and the judgment's message, so that a report read away from the run's store
+ * (a GPU host's sweep) still says which variant failed and why. */
+static json_t *judged_nodes(const report_problem *p)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < p->n_nodes; i++) {
+        const report_node *n = &p->nodes[i];
+        if (!n->verdict[0])
+            continue;
+        json_t *o = json_pack("{s:I, s:s, s:s, s:o}", "node", (json_int_t)n->id, "kind", n->kind, "verdict",
+                              n->verdict, "time_ms", jnum(n->time_ms));
+        if (n->params)
+            json_object_set_new(o, "params", json_string(n->params));
+        if (n->message)
+            json_object_set_new(o, "message", json_string(n->message));
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
 static json_t *kb_stats(const report_timing *t, const char *gpu)
 {
     return json_pack("{s:o, s:o, s:o, s:o, s:i, s:s, s:s}", "mean", jnum(t->mean), "std", jnum(t->std),
@@ -820,6 +867,7 @@ static json_t *json_report(const report *r)
         for (int v = 0; v < 6; v++)
             json_object_set_new(verd, verdict_names[v], json_integer(p->verdicts[v]));
         json_object_set_new(o, "verdicts", verd);
+        json_object_set_new(o, "judged", judged_nodes(p));
         json_array_append_new(probs, o);
 
         /* KernelBench: eval_results.json per level, keyed by problem id, a list of samples;

@@ -27,6 +27,8 @@ typedef struct report_node {
     char kind[24];
     char verdict[24];     /* "" while pending */
     double time_ms;       /* NAN when unknown */
+    char *params;         /* a recipe's "// Parameters:" line (its variant), or NULL */
+    char *message;        /* the judgment's message (why it failed), or NULL */
 } report_node;
 
 /* A timing summary in milliseconds (NAN when unknown). */

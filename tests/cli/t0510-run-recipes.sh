@@ -27,6 +27,21 @@ n=$(sqlite3 "$TMP/r1/run.db" "select count(*) from nodes where kind = 'recipe' a
 tests=$((tests + 1))
 [ "$n" -ge 2 ] && echo "ok: $n recipe variants built and judged" || { echo "FAIL: $n recipe variants"; failures=$((failures + 1)); }
 expect_grep "CG_EXPORT int cg_forward" "$TMP/r1/best.cu" "best.cu is a whole candidate"
+# the report says which variant each judged node was (a sweep's report read away from its run)
+expect_exit 0 "the run's report as JSON" -- "$CUTEGEN" report "$TMP/r1" --format json --out "$TMP/r1.json"
+tests=$((tests + 1))
+if python3 - "$TMP/r1.json" "$n" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+judged = j["problems"][0]["judged"]
+assert len(judged) == int(sys.argv[2]), judged
+for node in judged:
+    assert node["kind"] == "recipe" and node["verdict"] == "ok" and node["time_ms"] > 0, node
+    assert node["params"].startswith("threads="), node  # the kernel's "// Parameters:" line
+assert len({node["params"] for node in judged}) == len(judged), judged
+PY
+then echo "ok: each judged variant is named by its parameters in the report"; else
+  echo "FAIL: the report's judged nodes"; failures=$((failures + 1)); fi
 
 export FAKE_SPEC=$SRC/tests/data/recipe/pool_lp.json CUTEGEN_CACHE_DIR=$TMP/cache2
 expect_exit 0 "no model, a task the recipes do not cover" -- run_agent --run-dir "$TMP/r2"

@@ -77,9 +77,15 @@ assert not f["correctness"] and f["runtime"] == -1.0, f
 assert ev["level2"]["1"][0]["correctness"]
 b = j["kernelbench"]["baseline_time_torch"]["level1"]["19_ReLU.py"]
 assert b["mean"] == 2.0 and "num_trials" in b, b
+wrong = [p for p in j["problems"] if p["problem"] == "94_MSELoss.py"][0]["judged"]
+assert wrong and all(n["verdict"] == "wrong_result" and n["message"] for n in wrong), wrong
+assert all("params" not in n for n in wrong), wrong  # a model's kernel: no recipe parameters
+relu = [p for p in j["problems"] if p["problem"] == "19_ReLU.py"][0]
+assert relu["best_node"] in [n["node"] for n in relu["judged"] if n["verdict"] == "ok"], relu
+assert [n["kind"] for n in relu["judged"]] == ["first", "optimise"], relu
 allg = j["groups"][0]
 assert allg["group"] == "all" and allg["eager"]["fast_p"]["1.0"] == 0.5 and abs(allg["eager"]["geomean_fail_as_1"] - 2 ** 0.5) < 1e-9
-print("ok: json has KernelBench's eval_results and baseline shapes, and the groups")
+print("ok: json has KernelBench's eval_results and baseline shapes, the groups, and each judged node")
 PY
 then :; else echo "FAIL: json shape"; failures=$((failures + 1)); fi
 
