@@ -284,6 +284,19 @@ static void problem_release(report_problem *p)
     free(p->nodes);
 }
 
+/* The first at most max bytes of s, not cutting a UTF-8 sequence (JSON strings must be
+ * valid UTF-8: jansson refuses the rest). */
+static char *utf8_prefix(const char *s, size_t max)
+{
+    size_t n = strlen(s);
+    if (n > max) {
+        n = max;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+            n--; /* s[n] continues a sequence: cut before the sequence's first byte */
+    }
+    return xstrndup(s, n);
+}
+
 /* A generated recipe kernel's variant, from its "// Parameters: ..." header line (the
  * built-in proposer writes it second); NULL for any other source. */
 static char *recipe_params_of(const char *source_path)
@@ -396,7 +409,7 @@ static void load_problem(store *s, int64_t task, const char *run_dir, report_pro
         if (nodes[i].kind && !strcmp(nodes[i].kind, "recipe"))
             rn->params = recipe_params_of(nodes[i].source_path);
         if (nodes[i].message && nodes[i].message[0])
-            rn->message = xstrndup(nodes[i].message, 400);
+            rn->message = utf8_prefix(nodes[i].message, 400);
         if (!nodes[i].verdict)
             continue;
         int k = 6;
