@@ -6,7 +6,7 @@
 #   carry: build .deps/kernelbench .deps/nvidia_cutlass-4.2.0.0-py3-none-any.whl [.deps/labN]
 #          [.deps/cache.tar.gz: bench/prebuild.sh's cache, then `tar czf .deps/cache.tar.gz -C .deps/cache .`]
 #   SAN="tests/gpu/problems/a.py ..." LABS=".deps/lab48" NCU="level1/40:x.so:regex" LIST=bench/sweeps/x.txt \
-#     TOTAL=540 bench/gpu_session.sh
+#     [SWEEP_GPU=H200] TOTAL=540 bench/gpu_session.sh
 # Each part's output goes to $OUT (the device tool's folder: it comes back) and a short
 # summary to stdout. TOTAL: seconds this call may take in all (the sweep gets the rest,
 # minus a margin for its report); SAN_T, LAB_T: each part's own limit. A part whose input
@@ -70,6 +70,12 @@ for item in ${NCU:-}; do
     "$OUT/$name.txt" | head -24
 done
 
+# SWEEP_GPU=H200: the sweep only on a GPU whose name contains it (a table is one GPU's; the
+# device tool may lend an H100 for an H200); the sanitizer, labs and ncu run on any card
+if [ -n "${LIST:-}" ] && [ -n "${SWEEP_GPU:-}" ] && ! grep -q -- "$SWEEP_GPU" "$OUT/gpu.txt"; then
+  echo "gpu_session: the sweep of $LIST skipped: this GPU ($(cut -d, -f1 "$OUT/gpu.txt")) is not SWEEP_GPU=$SWEEP_GPU"
+  LIST=
+fi
 if [ -n "${LIST:-}" ] && [ "$(left)" -gt 120 ]; then
   tasks=$(grep -v '^#' "$LIST" | tr ' ' '\n' | sed '/^$/d' | tail -n +"$(( ${LIST_SKIP:-0} + 1 ))")
   OUT="$W/bench" BENCH_TIMEOUT=$(( $(left) - 45 )) BENCH_TASKS="$tasks" BENCH_JOBS=${BENCH_JOBS:-8} \
