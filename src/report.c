@@ -284,17 +284,21 @@ static void problem_release(report_problem *p)
     free(p->nodes);
 }
 
-/* The first at most max bytes of s, not cutting a UTF-8 sequence (JSON strings must be
- * valid UTF-8: jansson refuses the rest). */
+/* The length of s's first n bytes cut to at most max without cutting a UTF-8 sequence,
+ * and a copy of such a prefix (JSON strings must be valid UTF-8: jansson refuses the rest). */
+static size_t utf8_cut(const char *s, size_t n, size_t max)
+{
+    if (n <= max)
+        return n;
+    n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--; /* s[n] continues a sequence: cut before the sequence's first byte */
+    return n;
+}
+
 static char *utf8_prefix(const char *s, size_t max)
 {
-    size_t n = strlen(s);
-    if (n > max) {
-        n = max;
-        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
-            n--; /* s[n] continues a sequence: cut before the sequence's first byte */
-    }
-    return xstrndup(s, n);
+    return xstrndup(s, utf8_cut(s, strlen(s), max));
 }
 
 /* A generated recipe kernel's variant, from its "// Parameters: ..." header line (the
@@ -724,6 +728,28 @@ static void md_problem(strbuf *sb, const report_problem *p)
     strbuf_adds(sb, " |\n");
 }
 
+/* The built-in recipe variants judged anything but ok, a line each (problem, node, the
+ * variant's parameters, verdict, the message's first line): which variant of a sweep
+ * failed and why, without the run's store. Nothing when none failed. */
+static void md_failed_variants(const report *r, strbuf *sb)
+{
+    bool head = false;
+    for (size_t i = 0; i < r->n; i++)
+        for (size_t j = 0; j < r->p[i].n_nodes; j++) {
+            const report_node *n = &r->p[i].nodes[j];
+            if (strcmp(n->kind, "recipe") || !n->verdict[0] || !strcmp(n->verdict, "ok"))
+                continue;
+            if (!head)
+                strbuf_adds(sb, "\n## Built-in variants that failed\n\n");
+            head = true;
+            const char *m = n->message ? n->message : "";
+            const size_t line = strcspn(m, "\n"), len = utf8_cut(m, line, 160);
+            strbuf_addf(sb, "- %s, node %lld (%s): %s%s%.*s%s\n", r->p[i].name, (long long)n->id,
+                        n->params ? n->params : "no parameters line", n->verdict, len ? ": " : "",
+                        (int)len, m, len < line ? " ..." : "");
+        }
+}
+
 static void write_md(const report *r, strbuf *sb)
 {
     size_t ng;
@@ -744,6 +770,7 @@ static void write_md(const report *r, strbuf *sb)
                     "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (size_t i = 0; i < r->n; i++)
         md_problem(sb, &r->p[i]);
+    md_failed_variants(r, sb);
     free(g);
 }
 

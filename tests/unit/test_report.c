@@ -1,6 +1,7 @@
 /* report: the statistics (fast_p, geometric means with failures as 1.0x, mean, median)
  * on hand-computed cases, category inference from operator graphs and names, levels; the
- * JSON's judged nodes from a real run store (a recipe's variant, a message cut whole). */
+ * JSON's judged nodes and the Markdown's failed variants from a real run store (a recipe's
+ * variant, a message cut whole). */
 #include <jansson.h>
 #include <math.h>
 #include <setjmp.h>
@@ -174,6 +175,18 @@ static void test_judged_nodes(void **state)
     assert_null(json_object_get(ok, "params"));
     assert_true(json_real_value(json_object_get(ok, "time_ms")) == 1.5);
     json_decref(doc);
+    /* Markdown: the failed variant a line, its message's first 160 bytes cut whole */
+    strbuf_reset(&out);
+    assert_int_equal(report_write(&r, "md", NULL, &out, &err), 0);
+    const char *sec = strstr(out.buf, "\n## Built-in variants that failed\n\n- 19_ReLU.py, node ");
+    assert_non_null(sec);
+    const char *line = strstr(sec, "(threads=128 cache=4): wrong_result: x\xc3\xa9");
+    assert_non_null(line);
+    const char *end = strchr(line, '\n');
+    assert_non_null(end);
+    assert_int_equal(end - 4 - (line + strlen("(threads=128 cache=4): wrong_result: ")), 159);
+    assert_memory_equal(end - 4, " ...", 4);
+    assert_null(strstr(end, "- 19_ReLU.py, node ")); /* one line: the correct model node is not listed */
     report_release(&r);
     strbuf_release(&out);
     strbuf_release(&msg);
