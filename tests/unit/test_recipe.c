@@ -3003,6 +3003,20 @@ static void test_staged_plans(void **state)
         assert_int_equal(st->stage[1].output.ndim, p.output.ndim);
         for (int d = 0; d < p.output.ndim; d++)
             assert_int_equal(st->stage[1].output.shape[d], p.output.shape[d]);
+        /* the file says which variant of each stage it is (cutegen report reads it):
+         * plan variant 1 is stage 0's second with stage 1's first */
+        recipe_hw hw;
+        recipe_hw_default(&hw);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        assert_true(recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS) > 1);
+        strbuf s0 = STRBUF_INIT, s1 = STRBUF_INIT;
+        recipe_params_format(&st->vars[0][1], &s0);
+        recipe_params_format(&st->vars[1][0], &s1);
+        char *want = xasprintf("\n// Parameters: stage 0 variant 1 (%s), stage 1 variant 0 (%s)\n", s0.buf, s1.buf);
+        assert_generated(&p, &v[1], (const char *const[]){ want, NULL });
+        free(want);
+        strbuf_release(&s0);
+        strbuf_release(&s1);
         recipe_plan_release(&p);
     }
 }
