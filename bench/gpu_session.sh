@@ -7,8 +7,9 @@
 #          [.deps/cache.tar.gz: bench/prebuild.sh's cache, then `tar czf .deps/cache.tar.gz -C .deps/cache .`]
 #   SAN="tests/gpu/problems/a.py ..." LABS=".deps/lab48" NCU="level1/40:x.so:regex" LIST=bench/sweeps/x.txt \
 #     [SWEEP_GPU=H200] TOTAL=540 bench/gpu_session.sh
-# Each part's output goes to $OUT (the device tool's folder: it comes back) and a short
-# summary to stdout. TOTAL: seconds this call may take in all (the sweep gets the rest,
+# Each part's summary goes to $OUT (the device tool's folder: it comes back; gpu.txt,
+# sanitize.txt, one .txt a lab, bench.txt and the sweep's report) and to stdout; the rest
+# (ncu's reports, the sweep's runs) to $OUT/details.tar.gz. TOTAL: seconds this call may take in all (the sweep gets the rest,
 # minus a margin for its report); SAN_T, LAB_T: each part's own limit. A part whose input
 # is empty is skipped. Lists are read as `cutegen bench`'s BENCH_TASKS (one problem a line,
 # "level1/35" or a file); LIST_SKIP=N drops the first N (the second call of a long list).
@@ -47,7 +48,7 @@ for lab in ${LABS:-}; do
   [ "$(left)" -gt 60 ] || { echo "gpu_session: no time left for lab $lab"; continue; }
   name=$(basename "$lab")
   OUT="$W/$name" LAB="$lab" LAB_TIMEOUT=${LAB_T:-150} timeout "$(( $(left) - 30 ))" tests/gpu/evidence.sh lab \
-    >"$OUT/$name.log" 2>&1
+    >"$W/$name.log" 2>&1
   echo "lab $lab (rc $?, $(left) s left):"
   cp "$W/$name/lab.txt" "$OUT/$name.txt" 2>/dev/null && cat "$OUT/$name.txt" | tail -60
 done
@@ -62,12 +63,13 @@ for item in ${NCU:-}; do
   task=$(ls ".deps/kernelbench/${t%%/*}/${t##*/}_"*.py 2>/dev/null | head -1)
   [ -n "$task" ] && [ -f "$so" ] || { echo "gpu_session: ncu: no problem $t or no build $so"; continue; }
   name=ncu-$(basename "$(dirname "$so")")-$(basename "$so" .so)
+  mkdir -p "$W/ncu"
   timeout "${NCU_T:-90}" ncu --kernel-name "regex:${re:-.}" --launch-count 1 --section SpeedOfLight \
     --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
-    python3 bench/variant_lab.py --task "$task" --rounds 1 --iters 1 --warmup 0 "$so" >"$OUT/$name.txt" 2>&1
+    python3 bench/variant_lab.py --task "$task" --rounds 1 --iters 1 --warmup 0 "$so" >"$W/ncu/$name.txt" 2>&1
   echo "ncu $so (rc $?, $(left) s left):"
   grep -E "Duration|DRAM Throughput|Memory Throughput|L2 Hit|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" \
-    "$OUT/$name.txt" | head -24
+    "$W/ncu/$name.txt" | head -24
 done
 
 # SWEEP_GPU=H200: the sweep only on a GPU whose name contains it (a table is one GPU's; the
@@ -81,7 +83,14 @@ if [ -n "${LIST:-}" ] && [ "$(left)" -gt 120 ]; then
   OUT="$W/bench" BENCH_TIMEOUT=$(( $(left) - 45 )) BENCH_TASKS="$tasks" BENCH_JOBS=${BENCH_JOBS:-8} \
     BENCH_RUN_ARGS=${BENCH_RUN_ARGS:---variants 2 --trials 3} tests/gpu/evidence.sh bench >"$OUT/bench.txt" 2>&1
   echo "bench $LIST (rc $?, $(left) s left):"
-  for f in bench-report.json bench-report.md bench.out bench.err; do cp "$W/bench/$f" "$OUT/" 2>/dev/null; done
+  for f in bench-report.json bench-report.md; do cp "$W/bench/$f" "$OUT/" 2>/dev/null; done
   tail -30 "$OUT/bench.txt"
 fi
-echo "gpu_session: $(( $(date +%s) - t0 )) s"
+# The rest in one file (the device tool brings back at most 8): ncu's whole reports, the
+# labs' and the sanitizer's folders, the sweep's runs (run.db, each node's kernel and eval
+# reports, bench.out/err), no shared objects or build cache; without the kernels' sources
+# if that is over 15 MiB.
+details() { tar czf "$OUT/details.tar.gz" -C "$W" --exclude='*.so' --exclude='*.ncu-rep' --exclude=evidence.tar.gz --exclude=./cache "$@" . 2>/dev/null; }
+details
+if [ "$(stat -c %s "$OUT/details.tar.gz" 2>/dev/null || echo 0)" -gt $((15 << 20)) ]; then details --exclude='kernel.cu'; fi
+echo "gpu_session: $(( $(date +%s) - t0 )) s; details.tar.gz $(du -h "$OUT/details.tar.gz" 2>/dev/null | cut -f1)"
