@@ -8,8 +8,8 @@
 # (default 2): the first N of each problem's `cutegen recipe --list`, as `cutegen bench
 # --variants N` takes them. Specs come from SPECS (default: the newest dump in bench/results,
 # extracted into .deps/specs); the cache is CACHE (default .deps/cache), built for ARCH
-# (default sm_90a) with JOBS (default: the cores) builds at once, then packed into TARBALL
-# (default .deps/cache.tar.gz): carry that; bench/gpu_session.sh unpacks it and points
+# (default sm_90a) with JOBS (default: the cores) builds at once, then this list's builds
+# (PACK=all: every build in the cache) packed into TARBALL (default .deps/cache.tar.gz): carry that; bench/gpu_session.sh unpacks it and points
 # CUTEGEN_CACHE_DIR at it. The cache's key holds the source, nvcc's and CUTLASS's versions,
 # the arch, the flags and abi.h's digest, not paths (src/build.c), so it hits on the GPU host
 # when its toolkit is the same (nvcc 13.0.88 and CUTLASS 4.2.0 on the H200 host, 2026-12).
@@ -50,9 +50,10 @@ done
 echo "prebuild: $n kernels from $list, $JOBS at a time into $CACHE ($ARCH)"
 t0=$(date +%s)
 CUTEGEN_CACHE_DIR=$CACHE "$CG" build --jobs "$JOBS" --arch "$ARCH" --json -q "$W"/*.cu >"$W/builds.jsonl" 2>"$W/builds.err"
-python3 - "$W/builds.jsonl" <<'PY'
+python3 - "$W/builds.jsonl" "$W/hashes" <<'PY'
 import json, sys
 ok = bad = cached = 0
+hashes = open(sys.argv[2], "w")
 for line in open(sys.argv[1]):
     try:
         r = json.loads(line)
@@ -61,10 +62,17 @@ for line in open(sys.argv[1]):
     if r.get("status") == "ok":
         ok += 1
         cached += bool(r.get("cached"))
+        print(r["hash"], file=hashes)
     else:
         bad += 1
         print("  FAILED %s: %s" % (r.get("kernel", "?").split("/")[-1], r.get("status")))
 print("prebuild: %d built (%d were cached already), %d failed" % (ok, cached, bad))
 PY
-tar czf "${TARBALL:-.deps/cache.tar.gz}" -C "$CACHE" builds
+# the tarball: this list's builds only (PACK=all: the whole cache), so that it stays well
+# under the device tool's 64 MiB a call as the cache grows over sessions
+if [ "${PACK:-list}" = all ]; then
+  tar czf "${TARBALL:-.deps/cache.tar.gz}" -C "$CACHE" builds
+else
+  sed 's|^|builds/|' "$W/hashes" | tar czf "${TARBALL:-.deps/cache.tar.gz}" -C "$CACHE" -T -
+fi
 echo "prebuild: $(( $(date +%s) - t0 )) s; cache $(du -sh "$CACHE" | cut -f1), ${TARBALL:-.deps/cache.tar.gz} $(du -sh "${TARBALL:-.deps/cache.tar.gz}" | cut -f1) (carry it)"
