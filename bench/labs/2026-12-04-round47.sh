@@ -13,8 +13,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab47}
 S=${SPECS:-.deps/specs13/specs}
-. bench/labs/lib.sh  # b, def
-p() { [ -f "$OUT/$1/$5.so" ] || b "$@" & }
+. bench/labs/lib.sh  # b, def, p
 p c1 level2/1 $S/level2/1_Conv2D_ReLU_BiasAdd.json 1 nchw
 p c1 level2/1 $S/level2/1_Conv2D_ReLU_BiasAdd.json 0 nhwc
 cp .deps/lab46/c1/conv-3xtf32.so $OUT/c1/nchw-round46.so 2>/dev/null

@@ -14,7 +14,7 @@
 # Predictions: TF32 1.6-2.4x faster than variant 0 on #11, #43, #42 (products of K 1600,
 # 1728 and 576), 1.2-1.6x on the others; correct on at most half of them (#15 and #60's
 # TF32 variants failed the fp32 tolerance in that sweep).
-# Builds here take ~3 min each on two cores (`p` builds them two at a time); on the GPU
+# Builds here take ~3 min each on two cores (`p` builds them a core each); on the GPU
 # host's 16 cores, all at once, ~4 min: OUT=.deps/lab50 bash bench/labs/2026-12-05-round50.sh
 # SPECS: the task specs (bench/results/2026-12-05-0202-specs.tar.gz, extracted).
 # OUT default .deps/lab50.   LAB=.deps/lab50 tests/gpu/evidence.sh lab
@@ -22,13 +22,11 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab50}
 S=${SPECS:-.deps/specs/specs}
-. bench/labs/lib.sh  # b, def
-p() { [ -f "$OUT/$1/$5.so" ] || b "$@" & }
+. bench/labs/lib.sh  # b, def, p
 for t in 11 43 42 32 35 17 19; do
   spec=$(ls "$S"/level2/${t}_*.json 2>/dev/null | head -1)
   [ -n "$spec" ] || { echo "round50: no spec for level 2 #$t in $S"; continue; }
   p c$t level2/$t "$spec" 0 v0
   p c$t level2/$t "$spec" 0 v0-tf32 "$(def PREC 1)"
-  [ "$(jobs -r | wc -l)" -lt "${JOBS:-2}" ] || wait -n
 done
 wait

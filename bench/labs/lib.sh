@@ -14,6 +14,13 @@ b() {
 #     contains PATTERN ("gemm wgmma"): for b's VARIANT where the list order may change
 listed() { build/cutegen recipe --spec "$1" --list | grep "^variant [0-9]*: .*$2" | head -1 | sed 's/^variant \([0-9]*\):.*/\1/'; }
 def() { echo "s/^#define CGR_$1 [0-9]*\\( .*\\)\\?\$/#define CGR_$1 $2/"; }
+#   p DIR TASK SPEC VARIANT NAME [EDIT...]: b in the background, unless OUT/DIR/NAME.so is
+#     already there, at most JOBS (default: the cores) at once; `wait` after the last
+p() {
+  [ -f "$OUT/$1/$5.so" ] && return 0
+  while [ "$(jobs -r | wc -l)" -ge "${JOBS:-$(nproc)}" ]; do wait -n; done
+  b "$@" &
+}
 #   k DIR TASK SRC NAME [DEFINE...]: b for the lab kernel SRC (bench/labs/kernels/), each
 #     DEFINE ("LAB_THREADS 256") put in front of it
 k() { b "$1" "$2" "$3" 0 "$4" "${@:5}"; }
