@@ -310,6 +310,10 @@ const char *recipe_red_name(enum recipe_red r);
  * accuracy for |x| in [2^-14, 65504), tiles holding larger values, inf or NaN run again in
  * 3xTF32; needs BK a multiple of 32). */
 enum { RECIPE_GEMM_3XTF32 = 0, RECIPE_GEMM_TF32 = 1, RECIPE_GEMM_3XF16 = 2 };
+/* How many times the steps after a product must shrink its errors (averages over R values:
+ * sqrt(R)) for its plain TF32 variant to be judged second rather than last: TF32's ~1e-3
+ * relative error fails an fp32 tolerance of 1e-4 element by element (lab round 50). */
+#define RECIPE_TF32_SHRINK 4.0
 /* Whether a warp tile (rows x columns of the CTA tile a warp computes) is small enough
  * for 3xFP16 with its in-kernel 3xTF32 redo: at most 64 x 32 (larger ones spill and lose:
  * 9_Tall_skinny 1.98 ms against 1.52 in 3xTF32, docs/perf.md lab rounds 43-44). */

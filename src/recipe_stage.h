@@ -56,8 +56,15 @@ struct recipe_staged {
 int recipe_staged_recognise(const json_t *spec, recipe_plan *plan, strbuf *why);
 
 /* The composite's parameter sets: both stages' first, then each stage's next ones with
- * the other's first, alternately (stage 0's first). */
+ * the other's first, alternately (stage 0's first). A product's plain TF32 variant moves
+ * to stage 0's second where the stages after it shrink its errors at least
+ * RECIPE_TF32_SHRINK times (recipe_staged_error_shrink). */
 int recipe_staged_variants(const recipe_plan *plan, const recipe_hw *hw, recipe_params *out, int max);
+
+/* How much the stages of plan, run after a product, shrink an error of the product's
+ * values against the output's tolerance, starting from shrink (1.0): sqrt(R) for each
+ * average over R values (mean, average pool, logsumexp), back to 1 at a normalisation. */
+double recipe_staged_error_shrink(const recipe_plan *plan, double shrink);
 
 /* The candidate file: both stages' sources in their namespaces, and the entry points. */
 int recipe_staged_generate(const recipe_plan *plan, const recipe_params *k, const char *recipes_dir,

@@ -3186,6 +3186,87 @@ static void test_staged_variants_generate(void **state)
     recipe_plan_release(&p);
 }
 
+/* Where a product's plain TF32 variant comes: second in stage 0's list when the stages
+ * after it average its errors down 4x or more (a mean, an average pool, a logsumexp over
+ * 16 or more values, not reset by a later normalisation), last otherwise; the same for a
+ * convolution whose epilogue takes a mean or logsumexp over its channels. */
+static int tf32_index(const recipe_params *v, int n, bool conv)
+{
+    for (int i = 0; i < n; i++)
+        if ((conv ? v[i].conv.prec : v[i].gemm.prec) == RECIPE_GEMM_TF32)
+            return i;
+    return -1;
+}
+
+static void test_tf32_second(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixture;
+        double shrink; /* recipe_staged_error_shrink of the stages after the product */
+        bool second;
+    } cases[] = {
+        { "staged_l2_43_logsumexp", 8.0, true },           /* max pool, logsumexp over 64 channels */
+        { "conv/l2_13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling", 0, true }, /* mean over the depth */
+        { "staged_l2_67_output_view", 0, true },          /* global mean, the output its view */
+        { "staged_l2_35_conv_maxpool", 1.0, false },      /* a max pool averages nothing */
+        { "staged_l2_83_groupnorm_min_const", 1.0, false }, /* GroupNorm, then a minimum */
+        { "conv/l2_17_Conv2d_InstanceNorm_Divide", 1.0, false },
+    };
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        recipe_plan p;
+        load_path(cases[i].fixture, &p);
+        assert_int_equal(p.family, RECIPE_STAGED);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        const struct recipe_staged *st = p.staged;
+        double shrink = recipe_staged_error_shrink(&st->stage[1], 1.0);
+        if (cases[i].shrink > 0 && fabs(shrink - cases[i].shrink) > 1e-9)
+            fail_msg("%s: shrink %g, want %g", cases[i].fixture, shrink, cases[i].shrink);
+        int at = tf32_index(st->vars[0], st->n_vars[0], st->stage[0].family == RECIPE_CONV);
+        if (cases[i].second ? at != 1 : at == 1)
+            fail_msg("%s: the TF32 variant at %d of %d (shrink %g)", cases[i].fixture, at, st->n_vars[0], shrink);
+        if (!cases[i].second && at >= 0)
+            assert_int_equal(at, st->n_vars[0] - 1); /* still offered, last */
+        /* the composite's variant 1 is stage 0's variant 1 (what --variants 2 judges) */
+        assert_int_equal(v[1].stage_v[0], 1);
+        assert_int_equal(v[1].stage_v[1], 0);
+        /* a normalisation resets whatever came before it */
+        if (st->stage[1].family == RECIPE_NORM)
+            assert_true(recipe_staged_error_shrink(&st->stage[1], 10.0) == 1.0);
+        recipe_plan_release(&p);
+    }
+    /* the GroupNorm then min chain resets a shrink given to it */
+    recipe_plan g;
+    load_path("staged_l2_83_groupnorm_min_const", &g);
+    assert_true(recipe_staged_error_shrink(&g.staged->stage[1], 10.0) == 1.0);
+    recipe_plan_release(&g);
+
+    /* single convolutions: a logsumexp over 16+ channels in the epilogue puts TF32
+     * second; a minimum over them does not */
+    static const struct {
+        const char *fixture;
+        bool second;
+    } single[] = {
+        { "conv/l2_58_ConvTranspose3d_LogSumExp_HardSwish_Subtract_Clamp", true },
+        { "conv/l2_25_Conv2d_Min_Tanh_Tanh", false },
+        { "conv/l2_1_Conv2D_ReLU_BiasAdd", false },
+    };
+    for (size_t i = 0; i < sizeof single / sizeof single[0]; i++) {
+        recipe_plan p;
+        load_path(single[i].fixture, &p);
+        assert_int_equal(p.family, RECIPE_CONV);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        int at = tf32_index(v, n, true);
+        if (single[i].second ? at != 1 : (at == 1 || at != n - 1))
+            fail_msg("%s: the TF32 variant at %d of %d", single[i].fixture, at, n);
+        recipe_plan_release(&p);
+    }
+}
+
 /* The text transformations on their own. */
 static void test_staged_text(void **state)
 {
@@ -3369,6 +3450,7 @@ int main(void)
         cmocka_unit_test(test_shape_reads_folded),
         cmocka_unit_test(test_grouped_conv_variants),
         cmocka_unit_test(test_staged_variants_generate),
+        cmocka_unit_test(test_tf32_second),
         cmocka_unit_test(test_staged_text),
         cmocka_unit_test(test_staged_chains),
         cmocka_unit_test(test_staged_views),
