@@ -1002,13 +1002,11 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         n++;
     }
     n = interleave_nhwc(c, out, n, max - 1);
-    /* the plain TF32 copy of the first (a transposed convolution's: of its transposed form,
-     * not the flipped one) */
-    int first = 0;
-    while (c->transposed && first + 1 < n && out[first].conv.nhwc == 2)
-        first++;
+    /* the plain TF32 copy of the first (a stride-1 transposed convolution's: of the flipped
+     * form, channels-last; H100, lab round 50: the transposed form's TF32 took 7.05 ms on
+     * level 2 #42, the flipped form's 3xFP16 11.0, TF32's one MMA a product against three) */
     if (n > 0 && n < max) {
-        recipe_params k = out[first];
+        recipe_params k = out[0];
         k.conv.prec = RECIPE_GEMM_TF32;
         if (chanred_averages(c) && n >= 2) { /* second, where the judge's `--variants 2` reaches it */
             memmove(&out[2], &out[1], (size_t)(n - 1) * sizeof out[0]);

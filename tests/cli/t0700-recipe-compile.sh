@@ -165,6 +165,9 @@ extra conv2d_nchw conv2d_relu_biasadd 'conv tile'
 # a stride-1 transposed convolution: its variant 0 is the flipped convolution channels-last
 # (CGR_FLIP); its transposed form (the division gather at stride 1) second
 extra convt_stride1_gather convt_l1_57_2d 'conv tile=256x64'
+# its plain TF32 copy: of the flipped form too (second where the steps after it average
+# its errors, src/recipe_stage.c tf32_second)
+extra convt_flipped_tf32 convt_l1_57_2d 'conv flipped channels-last .* tf32 min'
 # variants after variant 0: softmax's persistent prefetching cluster (bulk copies,
 # mbarrier), LayerNorm's persistent held chunks
 extra softmax_prefetch softmax prefetch

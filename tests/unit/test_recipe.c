@@ -1686,8 +1686,11 @@ static void test_convt_plans_generate(void **state)
         assert_true(n >= 2);
         for (int k = 0; k < n; k++) {
             assert_true(v[k].conv.bm > 0 && v[k].conv.dw_threads == 0);
-            /* stride 1: the first variant is the flipped convolution channels-last */
-            assert_int_equal(v[k].conv.nhwc, k == 0 && recipe_conv_flippable(&p.conv) ? 2 : 0);
+            /* stride 1: the first variant is the flipped convolution channels-last, and so
+             * is the plain TF32 copy of it (last) */
+            bool flipped = (k == 0 || (k == n - 1 && v[k].conv.prec == RECIPE_GEMM_TF32)) &&
+                           recipe_conv_flippable(&p.conv);
+            assert_int_equal(v[k].conv.nhwc, flipped ? 2 : 0);
             assert_variant_source(&p, &v[k], names[i], k,
                                   v[k].conv.nhwc ? (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_SD 1\n",
                                                                           "#define CGR_FLIP 1\n#define CGR_NHWC 1\n", NULL }
