@@ -12,6 +12,7 @@
  * preserving contiguous/clone/detach). Everything after the product is the pointwise
  * epilogue, walked by recipe.c; triu/tril directly on the product is a mask.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1254,6 +1255,38 @@ static bool f16_fits(const recipe_gemm_params *t)
     return t->bk % 32 == 0 && recipe_f16_warp_fits(t->bm / t->wm, t->bn / t->wn);
 }
 
+/* A mean or logsumexp over the product's rows of N >= 16 values averages the product's
+ * errors down sqrt(N) >= RECIPE_TF32_SHRINK times: enough for the plain TF32 variant to be
+ * judged second (src/recipe_stage.c tf32_second's rule for chains). Not where the rows'
+ * sum comes first as A @ (the sum of B's rows): exact, and memory-bound. */
+static bool averages_rows(const recipe_plan *p)
+{
+    return p->root >= 0 && (p->red == RED_MEAN || p->red == RED_LOGSUMEXP) &&
+           sqrt((double)p->gemm.n) >= RECIPE_TF32_SHRINK && !recipe_gemm_sumb(p);
+}
+
+/* t (a plain TF32 tile) as out[1]: moved there if listed, else put there (the last
+ * variant making room when the list is full). */
+static int tf32_second(recipe_params *out, int n, int max, const recipe_gemm_params *t)
+{
+    int i = 1;
+    while (i < n && memcmp(&out[i].gemm, t, sizeof *t))
+        i++;
+    recipe_params k;
+    if (i < n) {
+        k = out[i];
+    } else {
+        memset(&k, 0, sizeof k);
+        k.threads = 32 * t->wm * t->wn;
+        k.split = 1;
+        k.gemm = *t;
+        i = n < max ? n++ : n - 1;
+    }
+    memmove(&out[2], &out[1], (size_t)(i - 1) * sizeof k);
+    out[1] = k;
+    return n;
+}
+
 /*
  * Tensor-core kernel: every tile that fits the SM (shared memory, registers by
  * tc_regs, threads) gets a cost, the time of its waves of CTAs: tiles / (SMs x CTAs an
@@ -1373,6 +1406,11 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         recipe_gemm_params t = s[i].t;
         t.prec = RECIPE_GEMM_3XTF32;
         n = push_params(out, n, max, &t, 32 * t.wm * t.wn);
+    }
+    if (averages_rows(p) && ns > 0 && n >= 2) {
+        recipe_gemm_params t = s[0].t;
+        t.prec = RECIPE_GEMM_TF32;
+        n = tf32_second(out, n, max, &t);
     }
     return n;
 }

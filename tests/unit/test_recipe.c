@@ -3256,16 +3256,24 @@ static void test_tf32_second(void **state)
         { "conv/l2_58_ConvTranspose3d_LogSumExp_HardSwish_Subtract_Clamp", true },
         { "conv/l2_25_Conv2d_Min_Tanh_Tanh", false },
         { "conv/l2_1_Conv2D_ReLU_BiasAdd", false },
+        /* matrix products: a logsumexp over the product's 8192-wide rows; a plain GEMM; a
+         * mean over the rows that runs first as A @ (the sum of B's rows), exact */
+        { "kb_l2_22_lse_mish", true },
+        { "matmul", false },
+        { "kb_l2_51_sub_avg_lse_gelu_res", false },
     };
     for (size_t i = 0; i < sizeof single / sizeof single[0]; i++) {
         recipe_plan p;
         load_path(single[i].fixture, &p);
-        assert_int_equal(p.family, RECIPE_CONV);
+        bool conv = p.family == RECIPE_CONV;
+        assert_true(conv || p.family == RECIPE_GEMM);
         recipe_params v[RECIPE_MAX_VARIANTS];
         int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
-        int at = tf32_index(v, n, true);
-        if (single[i].second ? at != 1 : (at == 1 || at != n - 1))
+        int at = tf32_index(v, n, conv);
+        if (single[i].second ? at != 1 : at == 1 || (conv && at != n - 1))
             fail_msg("%s: the TF32 variant at %d of %d", single[i].fixture, at, n);
+        if (single[i].second && !conv) /* the cheapest tile's TF32 copy: variant 0's tile */
+            assert_true(v[1].gemm.bm == v[0].gemm.bm && v[1].gemm.bn == v[0].gemm.bn);
         recipe_plan_release(&p);
     }
 }
