@@ -745,11 +745,49 @@ static int64_t node_with_source(struct agent *a, const char *source)
     return found;
 }
 
+/* Variant i of plan as a node of the run (the stored one when a resumed run made it
+ * before): its id, with its source's path in *path; 0 when it could not be generated. */
+static int64_t recipe_node(struct agent *a, const recipe_plan *plan, const recipe_params *k, int i, char **path)
+{
+    strbuf cu = STRBUF_INIT, gerr = STRBUF_INIT;
+    int64_t id = 0;
+    *path = NULL;
+    if (recipe_generate(plan, k, recipe_dir(), &cu, &gerr) == 0) {
+        id = node_with_source(a, cu.buf);
+        if (!id)
+            id = store_node_add(a->st, a->task, 0, 0, 0, "recipe", cu.buf, 0);
+        store_node sn;
+        if (id > 0 && store_node_get(a->st, id, &sn) == 0) {
+            *path = xstrdup(sn.source_path);
+            store_node_release(&sn);
+        } else {
+            id = 0;
+        }
+    } else {
+        warning("recipe variant %d not generated: %s", i, gerr.buf);
+    }
+    strbuf_release(&cu);
+    strbuf_release(&gerr);
+    return id;
+}
+
+static bool node_ok(struct agent *a, int64_t node)
+{
+    store_node sn;
+    if (store_node_get(a->st, node, &sn) < 0)
+        return false;
+    bool ok = sn.verdict && !strcmp(sn.verdict, "ok");
+    store_node_release(&sn);
+    return ok;
+}
+
 /*
- * The built-in proposer: recognise the task, generate every variant worth trying, build
- * them in parallel and judge each (autotuning through the same evaluation as any
- * candidate). Returns 0, or an EXIT_* code; *covered says whether the task was
- * recognised (why, when not).
+ * The built-in proposer: recognise the task, generate every variant worth trying (the
+ * first --variants N of them), build them in parallel and judge each (autotuning through
+ * the same evaluation as any candidate). A variant judged anything but correct (a plain
+ * TF32 product that failed the tolerance, say) gives its place to the next variant of the
+ * list, built when judged, up to N such replacements. Returns 0, or an EXIT_* code;
+ * *covered says whether the task was recognised (why, when not).
  */
 static int plant_recipes(struct agent *a, bool *covered, strbuf *why, strbuf *err)
 {
@@ -763,30 +801,15 @@ static int plant_recipes(struct agent *a, bool *covered, strbuf *why, strbuf *er
     recipe_hw hw;
     recipe_hw_from_gpu(&a->gpu, &hw);
     recipe_params params[RECIPE_MAX_VARIANTS];
-    int nv = recipe_variants(&plan, &hw, params, RECIPE_MAX_VARIANTS);
+    int all = recipe_variants(&plan, &hw, params, RECIPE_MAX_VARIANTS), nv = all;
     if (a->o->recipe_variants > 0 && nv > a->o->recipe_variants)
         nv = a->o->recipe_variants; /* the first are the best guesses */
     int64_t *nodes = xcalloc((size_t)nv + 1, sizeof *nodes);
     char **paths = xcalloc((size_t)nv + 1, sizeof *paths);
     int k = 0, fatal = 0;
-    for (int i = 0; i < nv; i++) {
-        strbuf cu = STRBUF_INIT, gerr = STRBUF_INIT;
-        if (recipe_generate(&plan, &params[i], recipe_dir(), &cu, &gerr) == 0) {
-            int64_t id = node_with_source(a, cu.buf);
-            if (!id)
-                id = store_node_add(a->st, a->task, 0, 0, 0, "recipe", cu.buf, 0);
-            store_node sn;
-            if (id > 0 && store_node_get(a->st, id, &sn) == 0) {
-                nodes[k] = id;
-                paths[k++] = xstrdup(sn.source_path);
-                store_node_release(&sn);
-            }
-        } else {
-            warning("recipe variant %d not generated: %s", i, gerr.buf);
-        }
-        strbuf_release(&cu);
-        strbuf_release(&gerr);
-    }
+    for (int i = 0; i < nv; i++)
+        if ((nodes[k] = recipe_node(a, &plan, &params[i], i, &paths[k])) > 0)
+            k++;
     strbuf desc = STRBUF_INIT;
     recipe_summary(&plan, &desc);
     progress("built-in recipe: %s; %d variants", desc.buf, k);
@@ -795,8 +818,20 @@ static int plant_recipes(struct agent *a, bool *covered, strbuf *why, strbuf *er
     if (k > 1 && eval_session_prebuild(a->ev, (const char *const *)paths, k, &berr))
         warning("parallel builds failed (%s); each variant is built when judged", berr.buf);
     strbuf_release(&berr);
-    for (int i = 0; i < k && !fatal; i++)
+    int next = nv, spare = nv < all ? nv : 0; /* replacements left */
+    for (int i = 0; i < k && !fatal; i++) {
         fatal = judge_node(a, nodes[i], err);
+        for (int64_t node = nodes[i]; !fatal && spare > 0 && next < all && !node_ok(a, node);) {
+            char *path;
+            spare--;
+            progress("node %lld not correct: judging variant %d of the list in its place", (long long)node, next);
+            node = recipe_node(a, &plan, &params[next], next, &path);
+            next++;
+            free(path);
+            if (node > 0)
+                fatal = judge_node(a, node, err);
+        }
+    }
     for (int i = 0; i < k; i++)
         free(paths[i]);
     free(paths);

@@ -43,6 +43,25 @@ PY
 then echo "ok: each judged variant is named by its parameters in the report"; else
   echo "FAIL: the report's judged nodes"; failures=$((failures + 1)); fi
 
+# --variants 2 with variant 0 judged wrong: variant 2 is judged in its place (a source tree
+# whose pointwise template marks variant 0's build wrong for the stand-in worker)
+mkdir -p "$TMP/src"
+cp -r "$SRC/recipes" "$SRC/include" "$SRC/python" "$SRC/docs" "$SRC/prompts" "$SRC/prices" "$SRC/knowledge" "$TMP/src/"
+cat >>"$TMP/src/recipes/pointwise.cu" <<'CU'
+#if CGR_THREADS == 128 && CGR_UNROLL == 1
+extern "C" __attribute__((used)) const char cg_fake_mode_wrong[] = "CG_FAKE_MODE=wrong";
+#endif
+CU
+export FAKE_SPEC=$SRC/tests/data/recipe/leaky_relu.json CUTEGEN_CACHE_DIR=$TMP/cache4
+CUTEGEN_SOURCE_DIR=$TMP/src expect_exit 0 "--variants 2, the first wrong" -- run_agent --run-dir "$TMP/r4" --variants 2
+expect_grep "not correct: judging variant 2 of the list in its place" "$TMP/err" "says which variant takes the wrong one's place"
+got=$(sqlite3 "$TMP/r4/run.db" "select group_concat(verdict, ',') from (select verdict from nodes where kind = 'recipe' order by id)")
+tests=$((tests + 1))
+[ "$got" = "wrong_result,ok,ok" ] && echo "ok: three variants judged, the wrong one replaced ($got)" ||
+  { echo "FAIL: verdicts $got (want wrong_result,ok,ok)"; failures=$((failures + 1)); }
+third=$(sqlite3 "$TMP/r4/run.db" "select source_path from nodes where kind = 'recipe' order by id limit 1 offset 2")
+expect_grep "^#define CGR_UNROLL 2$" "$TMP/r4/$third" "the replacement is variant 2 (threads 128, unroll 2)"
+
 export FAKE_SPEC=$SRC/tests/data/recipe/pool_lp.json CUTEGEN_CACHE_DIR=$TMP/cache2
 expect_exit 0 "no model, a task the recipes do not cover" -- run_agent --run-dir "$TMP/r2"
 expect_grep "^stopped: +no model configured, and the built-in recipes do not cover this task \(not covered: " "$TMP/out" "says why it stopped"
