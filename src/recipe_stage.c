@@ -662,9 +662,11 @@ static void tf32_second(struct recipe_staged *s)
     if (s->out_view || (f != RECIPE_CONV && f != RECIPE_GEMM) ||
         recipe_staged_error_shrink(&s->stage[1], 1.0) < RECIPE_TF32_SHRINK)
         return;
-    for (int i = 2; i < s->n_vars[0]; i++) {
+    for (int i = 1; i < s->n_vars[0]; i++) {
         const recipe_params *v = &s->vars[0][i];
         if ((f == RECIPE_CONV ? v->conv.prec : v->gemm.prec) == RECIPE_GEMM_TF32) {
+            if (i == 1) /* second already (a product averaging its own rows) */
+                return;
             recipe_params k = *v;
             memmove(&s->vars[0][2], &s->vars[0][1], (size_t)(i - 1) * sizeof k);
             s->vars[0][1] = k;
