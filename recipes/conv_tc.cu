@@ -103,7 +103,7 @@
 #define CGR_WN 4            // warps along N
 #define CGR_STAGES 3
 #define CGR_MINB 1          // CTAs per SM the compiler keeps registers for
-#define CGR_PREC 0          // 0 3xTF32, 1 TF32, 2 3xFP16 (recipes/tf32_mma.cuh)
+#define CGR_PREC 0          // 0 3xTF32, 1 TF32, 2 3xFP16, 3 2xFP16 (recipes/tf32_mma.cuh)
 #define CGR_NIN 2
 // X(index, kind): how the epilogue reads input i (x and the weight are CGR_CV_OPERAND)
 #define CGR_INPUTS(X) X(0, CGR_CV_OPERAND) X(1, CGR_CV_OPERAND)
@@ -796,10 +796,10 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
 #else
     constexpr int k_tiles = (kKg + kBK - 1) / kBK;
 #endif
-    // The main loop in precision P. With CGR_PREC 2 a lambda, run again in 3xTF32 (P = 0)
+    // The main loop in precision P. With CGR_PREC 2 or 3 a lambda, run again in 3xTF32 (P = 0)
     // when the accumulators come out not finite; otherwise a plain block, as before the
     // lambda: its captures cost the 3xTF32 kernel 4% (H200, lab round 45, docs/perf.md).
-#if CGR_PREC == 2
+#if CGR_PREC == 2 || CGR_PREC == 3
     auto mainloop = [&](auto prec) {
         constexpr int P = decltype(prec)::value;
 #else
@@ -869,12 +869,12 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
             });
         }
         cp_async_wait<0>();
-#if CGR_PREC == 2
+#if CGR_PREC == 2 || CGR_PREC == 3
     };
     // 3xFP16 takes k-blocks in pairs, at the odd one; the last k-block's copy has by then
     // loaded the next tile's k-block 0 over slot 0, so a pair must not hold slot 0 there
     static_assert(kBK % 32 == 0, "3xFP16 (CGR_PREC 2) needs CGR_BK a multiple of 32: set CGR_BK 32 or CGR_PREC 0");
-    mainloop(Int<2>{});
+    mainloop(Int<CGR_PREC>{});
     redo_unless_finite(acc, acc_tile, mainloop);
 #else
     }

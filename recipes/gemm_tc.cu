@@ -79,7 +79,7 @@
 #define CGR_MINB 1          // CTAs per SM the compiler keeps registers for
 #define CGR_SPLITK 1
 #define CGR_GROUP 8         // tile-rows walked together
-#define CGR_PREC 0          // 0 3xTF32, 1 TF32, 2 3xFP16 (recipes/tf32_mma.cuh)
+#define CGR_PREC 0          // 0 3xTF32, 1 TF32, 2 3xFP16, 3 2xFP16 (recipes/tf32_mma.cuh)
 #define CGR_STORE_STREAM 0  // 1: C stored with evict-first hints (__stcs): C is not read back
 #define CGR_TRI 0           // 0 none, 1 triu, 2 tril of the product
 #define CGR_TRI_DIAG 0
@@ -511,10 +511,10 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
     auto acc_tile = make_fragment_like(acc);  // CGR_PROMOTE 2: this k-tile's products
     clear(acc_tile);
 
-    // The main loop in precision P. With CGR_PREC 2 a lambda, run again in 3xTF32 (P = 0)
+    // The main loop in precision P. With CGR_PREC 2 or 3 a lambda, run again in 3xTF32 (P = 0)
     // when the accumulators come out not finite; otherwise a plain block, as before the
     // lambda: its captures cost the 3xTF32 kernel 4% (H200, lab round 45, docs/perf.md).
-#if CGR_PREC == 2
+#if CGR_PREC == 2 || CGR_PREC == 3
     auto mainloop = [&](auto prec) {
         constexpr int P = decltype(prec)::value;
 #else
@@ -646,13 +646,13 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_kernel(const Params p
             });
         }
         cp_async_wait<0>();
-#if CGR_PREC == 2
+#if CGR_PREC == 2 || CGR_PREC == 3
     };
     // 3xFP16 takes k-blocks in pairs, at the odd one; the last k-block's copy has by then
     // loaded the next tile's k-block 0 over slot 0, so a pair must not hold slot 0 there
     static_assert(kBK % 32 == 0, "3xFP16 (CGR_PREC 2) needs CGR_BK a multiple of 32: set CGR_BK 32 or CGR_PREC 0");
     if (!tile_skipped(tm, tn) && k_tiles_split > 0) {
-        mainloop(Int<2>{});
+        mainloop(Int<CGR_PREC>{});
         redo_unless_finite(acc, acc_tile, mainloop);
     }
 #else

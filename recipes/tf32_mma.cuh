@@ -195,7 +195,13 @@ CUTE_DEVICE void mma_f16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (
 // (MMA,MMA_M) and b0/b1 (MMA,MMA_N) as loaded (unsplit), into acc (MMA,MMA_M,MMA_N). Each
 // atom's products go into a zeroed partial (the corrections, scaled down, then the main
 // product) that is added to acc in fp32, as CGR_PROMOTE 1 does for TF32.
-template <class TA, class TB, class TC>
+//
+// ASmall false (CGR_PREC 3, 2xFP16): a_l*b_h is left out, so A counts as rounded to fp16
+// (11 significant bits, TF32's precision) and B is exact: two MMAs a 16-deep block, plain
+// TF32's tensor-core time, half its error. Meant for products whose result is averaged
+// over positions (a mean over a channel's pixels): A's (x's) rounding errors average away
+// there, B's (a weight's, shared by every position) do not (session 22, docs/perf.md).
+template <bool ASmall = true, class TA, class TB, class TC>
 CUTE_HOST_DEVICE void mma_pair_f16(TA const &a0, TA const &a1, TB const &b0, TB const &b1, TC &acc)
 {
     constexpr int MM = decltype(size<1>(acc))::value, NN = decltype(size<2>(acc))::value;
@@ -213,7 +219,8 @@ CUTE_HOST_DEVICE void mma_pair_f16(TA const &a0, TA const &a1, TB const &b0, TB 
         for (int n = 0; n < NN; ++n) {
             float d[4] = { 0.f, 0.f, 0.f, 0.f };
             mma_f16(d, ah, bl[n]);
-            mma_f16(d, al, bh[n]);
+            if constexpr (ASmall)
+                mma_f16(d, al, bh[n]);
             CUTE_UNROLL
             for (int v = 0; v < 4; ++v)
                 d[v] *= kF16LoUnscale;
@@ -231,9 +238,9 @@ CUTE_HOST_DEVICE void mma_pair_f16(TA const &a0, TA const &a1, TB const &b0, TB 
 template <int P, int KB, class Mma, class TA, class TB, class TAs, class TBs, class TC>
 CUTE_HOST_DEVICE void mma_step(Mma const &mma, TA &a, TB &b, TAs &a_s, TBs &b_s, TC &target)
 {
-    if constexpr (P == 2) {
+    if constexpr (P == 2 || P == 3) {
         if constexpr (KB % 2 == 1)
-            mma_pair_f16(a(_, _, KB - 1), a(_, _, KB), b(_, _, KB - 1), b(_, _, KB), target);
+            mma_pair_f16<P == 2>(a(_, _, KB - 1), a(_, _, KB), b(_, _, KB - 1), b(_, _, KB), target);
     } else {
         split_tf32<P>(a(_, _, KB), a_s);
         split_tf32<P>(b(_, _, KB), b_s);
@@ -241,7 +248,7 @@ CUTE_HOST_DEVICE void mma_step(Mma const &mma, TA &a, TB &b, TAs &a_s, TBs &b_s,
     }
 }
 
-// True when every accumulator is finite (CGR_PREC 2: otherwise the loop runs again in 3xTF32).
+// True when every accumulator is finite (CGR_PREC 2 and 3: otherwise the loop runs again in 3xTF32).
 template <class TC>
 CUTE_HOST_DEVICE bool acc_finite(TC const &acc)
 {
@@ -256,7 +263,7 @@ CUTE_HOST_DEVICE bool acc_finite(TC const &acc)
     return ok;
 }
 
-// CGR_PREC 2, after the 3xFP16 main loop (every thread of the CTA): an operand past fp16's
+// CGR_PREC 2 and 3, after the 3xFP16 (2xFP16) main loop (every thread of the CTA): an operand past fp16's
 // range (or inf/NaN) left an accumulator not finite, so the tile runs again in 3xTF32.
 template <class TC, class TT, class Loop>
 CUTE_DEVICE void redo_unless_finite(TC &acc, TT &acc_tile, Loop &&mainloop)

@@ -309,7 +309,8 @@ const char *recipe_red_name(enum recipe_red r);
  * fp16 MMAs of twice the depth on hi/lo halves (3xFP16, recipes/tf32_mma.cuh: 3xTF32's
  * accuracy for |x| in [2^-14, 65504), tiles holding larger values, inf or NaN run again in
  * 3xTF32; needs BK a multiple of 32). */
-enum { RECIPE_GEMM_3XTF32 = 0, RECIPE_GEMM_TF32 = 1, RECIPE_GEMM_3XF16 = 2 };
+enum { RECIPE_GEMM_3XTF32 = 0, RECIPE_GEMM_TF32 = 1, RECIPE_GEMM_3XF16 = 2,
+       RECIPE_GEMM_2XF16 = 3 /* B split into two fp16 halves, A rounded to fp16 (a lab form so far) */ };
 /* How many times the steps after a product must shrink its errors (averages over R values:
  * sqrt(R)) for its plain TF32 variant to be judged second rather than last: TF32's ~1e-3
  * relative error fails an fp32 tolerance of 1e-4 element by element (lab round 50). */

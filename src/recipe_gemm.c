@@ -1417,7 +1417,8 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
 
 const char *recipe_prec_name(int prec)
 {
-    return prec == RECIPE_GEMM_TF32 ? "tf32" : prec == RECIPE_GEMM_3XF16 ? "3xf16" : "3xtf32";
+    return prec == RECIPE_GEMM_TF32 ? "tf32" : prec == RECIPE_GEMM_3XF16 ? "3xf16"
+           : prec == RECIPE_GEMM_2XF16 ? "2xf16" : "3xtf32";
 }
 
 void recipe_gemm_params_format(const recipe_params *k, strbuf *out)

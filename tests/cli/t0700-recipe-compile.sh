@@ -160,6 +160,9 @@ extra layernorm_split_fused layernorm 'unroll=4 row_threads=256 split=64' "CGR_S
 # option: it spills, lab rounds 42-44)
 extra matmul_3xtf32 matmul 'gemm 3xtf32 tile=128x128x32'
 extra conv2d_3xf16 conv2d_relu_biasadd 'conv tile' 's/^#define CGR_PREC 0$/#define CGR_PREC 2/'
+# 2xFP16 (CGR_PREC 3: B split, A rounded; lab round 51) in the convolution and the GEMM
+extra conv2d_2xf16 conv2d_relu_biasadd 'conv channels-last.*3xf16' 's/^#define CGR_PREC 2$/#define CGR_PREC 3/'
+extra matmul_2xf16 matmul 'gemm 3xf16 tile=128x128x32' 's/^#define CGR_PREC 2$/#define CGR_PREC 3/'
 # the convolution's variant 0 is channels-last (CGR_NHWC); its NCHW gather (variant 1)
 extra conv2d_nchw conv2d_relu_biasadd 'conv tile'
 # a stride-1 transposed convolution: its variant 0 is the flipped convolution channels-last
