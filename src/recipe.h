@@ -431,6 +431,12 @@ void recipe_hw_from_gpu(const struct gpu_facts *g, recipe_hw *hw);
 #define RECIPE_MAX_VARIANTS 8
 int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max);
 void recipe_params_format(const recipe_params *k, strbuf *out);
+/* For a product (conv or GEMM variants v[0..n)) whose errors the steps after it average
+ * away: its plain TF32 copy second (the first listed, else variant 0's) and, where variant
+ * 0 runs 3xFP16, its 2xFP16 copy third (CGR_PREC 3: the weights exact, x rounded to fp16;
+ * correct on the averaged chains where TF32 failed, lab round 51), so that `--variants 2`
+ * judges TF32 and, should it fail, 2xFP16 in its place. Returns the new count (<= max). */
+int recipe_precision_gambles(recipe_params *v, int n, int max, bool conv);
 
 /*
  * Writes the complete candidate .cu for plan and params into cu: the template

@@ -1008,14 +1008,10 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
     if (n > 0 && n < max) {
         recipe_params k = out[0];
         k.conv.prec = RECIPE_GEMM_TF32;
-        if (chanred_averages(c) && n >= 2) { /* second, where the judge's `--variants 2` reaches it */
-            memmove(&out[2], &out[1], (size_t)(n - 1) * sizeof out[0]);
-            out[1] = k;
-            n++;
-        } else {
-            out[n++] = k;
-        }
+        out[n++] = k;
     }
+    if (chanred_averages(c) && n >= 2) /* TF32 second, 2xFP16 third */
+        n = recipe_precision_gambles(out, n, max, true);
     return n;
 }
 

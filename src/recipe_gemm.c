@@ -1265,28 +1265,6 @@ static bool averages_rows(const recipe_plan *p)
            sqrt((double)p->gemm.n) >= RECIPE_TF32_SHRINK && !recipe_gemm_sumb(p);
 }
 
-/* t (a plain TF32 tile) as out[1]: moved there if listed, else put there (the last
- * variant making room when the list is full). */
-static int tf32_second(recipe_params *out, int n, int max, const recipe_gemm_params *t)
-{
-    int i = 1;
-    while (i < n && memcmp(&out[i].gemm, t, sizeof *t))
-        i++;
-    recipe_params k;
-    if (i < n) {
-        k = out[i];
-    } else {
-        memset(&k, 0, sizeof k);
-        k.threads = 32 * t->wm * t->wn;
-        k.split = 1;
-        k.gemm = *t;
-        i = n < max ? n++ : n - 1;
-    }
-    memmove(&out[2], &out[1], (size_t)(i - 1) * sizeof k);
-    out[1] = k;
-    return n;
-}
-
 /*
  * Tensor-core kernel: every tile that fits the SM (shared memory, registers by
  * tc_regs, threads) gets a cost, the time of its waves of CTAs: tiles / (SMs x CTAs an
@@ -1407,11 +1385,8 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         t.prec = RECIPE_GEMM_3XTF32;
         n = push_params(out, n, max, &t, 32 * t.wm * t.wn);
     }
-    if (averages_rows(p) && ns > 0 && n >= 2) {
-        recipe_gemm_params t = s[0].t;
-        t.prec = RECIPE_GEMM_TF32;
-        n = tf32_second(out, n, max, &t);
-    }
+    if (averages_rows(p) && n >= 2) /* the cheapest tile's TF32 copy second, 2xFP16 third */
+        n = recipe_precision_gambles(out, n, max, false);
     return n;
 }
 
@@ -1440,6 +1415,8 @@ void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
                 t->stages, t->split_k, t->group, t->min_blocks);
     if (t->prec == RECIPE_GEMM_TF32)
         strbuf_adds(out, " [TF32 accuracy: may fail the fp32 tolerance]");
+    else if (t->prec == RECIPE_GEMM_2XF16)
+        strbuf_adds(out, " [A rounded to fp16: may fail the fp32 tolerance]");
 }
 
 /* ================================================================== generation */

@@ -739,6 +739,44 @@ static int family_variants(const recipe_plan *p, const recipe_hw *hw, recipe_par
  * second (H200, docs/perf.md 2026-12-03: 98_KLDivLoss, two logf an element); the judge
  * keeps it only where it passes the tolerance.
  */
+static int *prec_of(recipe_params *k, bool conv)
+{
+    return conv ? &k->conv.prec : &k->gemm.prec;
+}
+
+/* v[0..n) with the first variant of precision prec (else variant 0 copied in it) moved to
+ * position at (the last making room when the list is full); the new count. */
+static int put_prec_at(recipe_params *v, int n, int max, bool conv, int prec, int at)
+{
+    int i = 0;
+    while (i < n && *prec_of(&v[i], conv) != prec)
+        i++;
+    recipe_params k = i < n ? v[i] : v[0];
+    *prec_of(&k, conv) = prec;
+    if (i < n) {
+        memmove(&v[i], &v[i + 1], (size_t)(n - i - 1) * sizeof k);
+        n--;
+    }
+    if (n == max)
+        n--;
+    if (at > n)
+        at = n;
+    memmove(&v[at + 1], &v[at], (size_t)(n - at) * sizeof k);
+    v[at] = k;
+    return n + 1;
+}
+
+int recipe_precision_gambles(recipe_params *v, int n, int max, bool conv)
+{
+    if (n < 1 || max < 3)
+        return n;
+    bool f16 = *prec_of(&v[0], conv) == RECIPE_GEMM_3XF16;
+    n = put_prec_at(v, n, max, conv, RECIPE_GEMM_TF32, 1);
+    if (f16)
+        n = put_prec_at(v, n, max, conv, RECIPE_GEMM_2XF16, 2);
+    return n;
+}
+
 int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     if (max > RECIPE_MAX_VARIANTS)

@@ -652,27 +652,19 @@ double recipe_staged_error_shrink(const recipe_plan *p, double shrink)
 
 /* The plain TF32 product (~1e-3 relative, which an fp32 tolerance of 1e-4 fails element by
  * element) where the stages after it average its errors down at least 4x: second in stage
- * 0's list (so that `--variants 2` judges it) instead of last. H100, lab round 50
- * (docs/perf.md, 12-05): TF32 passed on level 2 #42 (a mean over 514x514, then a
- * logsumexp) and #43 (a logsumexp over 64 channels), 1.56x and 1.66x faster than 3xFP16;
- * it failed after norms (#11, #17, #19), a minimum over channels (#32) and a max pool (#35). */
-static void tf32_second(struct recipe_staged *s)
+ * 0's list (so that `--variants 2` judges it) instead of last, and 2xFP16 third
+ * (recipe_precision_gambles). H100, lab round 50 (docs/perf.md, 12-05): TF32 passed on
+ * level 2 #42 (a mean over 514x514, then a logsumexp) and #43 (a logsumexp over 64
+ * channels), 1.56x and 1.66x faster than 3xFP16; it failed after norms (#11, #17, #19), a
+ * minimum over channels (#32) and a max pool (#35). Whether it applied. */
+static bool tf32_second(struct recipe_staged *s)
 {
     enum recipe_family f = s->stage[0].family;
-    if (s->out_view || (f != RECIPE_CONV && f != RECIPE_GEMM) ||
+    if (s->out_view || (f != RECIPE_CONV && f != RECIPE_GEMM) || s->n_vars[0] < 2 ||
         recipe_staged_error_shrink(&s->stage[1], 1.0) < RECIPE_TF32_SHRINK)
-        return;
-    for (int i = 1; i < s->n_vars[0]; i++) {
-        const recipe_params *v = &s->vars[0][i];
-        if ((f == RECIPE_CONV ? v->conv.prec : v->gemm.prec) == RECIPE_GEMM_TF32) {
-            if (i == 1) /* second already (a product averaging its own rows) */
-                return;
-            recipe_params k = *v;
-            memmove(&s->vars[0][2], &s->vars[0][1], (size_t)(i - 1) * sizeof k);
-            s->vars[0][1] = k;
-            return;
-        }
-    }
+        return false;
+    s->n_vars[0] = recipe_precision_gambles(s->vars[0], s->n_vars[0], RECIPE_MAX_VARIANTS, f == RECIPE_CONV);
+    return true;
 }
 
 int recipe_staged_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
@@ -680,7 +672,7 @@ int recipe_staged_variants(const recipe_plan *p, const recipe_hw *hw, recipe_par
     struct recipe_staged *s = p->staged;
     for (int i = 0; i < 2; i++)
         s->n_vars[i] = i && s->out_view ? 0 : recipe_variants(&s->stage[i], hw, s->vars[i], RECIPE_MAX_VARIANTS);
-    tf32_second(s);
+    bool gambles = tf32_second(s);
     s->have_vars = true;
     if (s->out_view) { /* one stage: its variants */
         int n = 0;
@@ -700,6 +692,15 @@ int recipe_staged_variants(const recipe_plan *p, const recipe_hw *hw, recipe_par
         if (i < s->n_vars[1] && n < max)
             out[n++] = (recipe_params){ .staged = 1, .stage_v = { 0, i } };
     }
+    /* the precision gambles together: (0, 0), TF32 (1, 0), 2xFP16 (2, 0), so that the one
+     * takes the other's place when `--variants 2` finds TF32 wrong */
+    for (int i = 3; gambles && i < n; i++)
+        if (out[i].stage_v[0] == 2 && out[i].stage_v[1] == 0) {
+            recipe_params k = out[i];
+            memmove(&out[3], &out[2], (size_t)(i - 2) * sizeof k);
+            out[2] = k;
+            break;
+        }
     return n;
 }
 

@@ -3236,6 +3236,24 @@ static void test_tf32_second(void **state)
         /* the composite's variant 1 is stage 0's variant 1 (what --variants 2 judges) */
         assert_int_equal(v[1].stage_v[0], 1);
         assert_int_equal(v[1].stage_v[1], 0);
+        /* 2xFP16 third where variant 0 runs 3xFP16, and the composite's third with it (the
+         * variant judged in TF32's place when TF32 fails) */
+        bool conv = st->stage[0].family == RECIPE_CONV;
+        int p0 = conv ? st->vars[0][0].conv.prec : st->vars[0][0].gemm.prec;
+        int p2 = conv ? st->vars[0][2].conv.prec : st->vars[0][2].gemm.prec;
+        if (cases[i].second && p0 == RECIPE_GEMM_3XF16) {
+            assert_int_equal(p2, RECIPE_GEMM_2XF16);
+            assert_int_equal(v[2].stage_v[0], 2);
+            assert_int_equal(v[2].stage_v[1], 0);
+            recipe_params one = st->vars[0][0]; /* the same tile as variant 0, in 2xFP16 */
+            if (conv)
+                one.conv.prec = RECIPE_GEMM_2XF16;
+            else
+                one.gemm.prec = RECIPE_GEMM_2XF16;
+            assert_memory_equal(&one, &st->vars[0][2], sizeof one);
+        } else {
+            assert_int_not_equal(p2, RECIPE_GEMM_2XF16);
+        }
         /* a normalisation resets whatever came before it */
         if (st->stage[1].family == RECIPE_NORM)
             assert_true(recipe_staged_error_shrink(&st->stage[1], 10.0) == 1.0);
@@ -3272,8 +3290,15 @@ static void test_tf32_second(void **state)
         int at = tf32_index(v, n, conv);
         if (single[i].second ? at != 1 : at == 1 || (conv && at != n - 1))
             fail_msg("%s: the TF32 variant at %d of %d", single[i].fixture, at, n);
-        if (single[i].second && !conv) /* the cheapest tile's TF32 copy: variant 0's tile */
+        if (single[i].second && !conv) { /* the cheapest tile's TF32 copy: variant 0's tile */
             assert_true(v[1].gemm.bm == v[0].gemm.bm && v[1].gemm.bn == v[0].gemm.bn);
+            assert_int_equal(v[0].gemm.prec, RECIPE_GEMM_3XF16);
+            assert_int_equal(v[2].gemm.prec, RECIPE_GEMM_2XF16); /* then 2xFP16 */
+        }
+        int twice = 0; /* each gamble listed once */
+        for (int j = 0; j < n; j++)
+            twice += (conv ? v[j].conv.prec : v[j].gemm.prec) == RECIPE_GEMM_2XF16;
+        assert_true(twice <= 1);
         recipe_plan_release(&p);
     }
 }
