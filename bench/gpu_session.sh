@@ -78,7 +78,9 @@ if [ -n "${LIST:-}" ] && [ -n "${SWEEP_GPU:-}" ] && ! grep -q -- "$SWEEP_GPU" "$
   echo "gpu_session: the sweep of $LIST skipped: this GPU ($(cut -d, -f1 "$OUT/gpu.txt")) is not SWEEP_GPU=$SWEEP_GPU"
   LIST=
 fi
-if [ -n "${LIST:-}" ] && [ "$(left)" -gt 120 ]; then
+if [ -n "${LIST:-}" ] && [ "$(left)" -le 120 ]; then
+  echo "gpu_session: the sweep of $LIST skipped: $(left) s left, a sweep needs more than 120 (raise TOTAL)"
+elif [ -n "${LIST:-}" ]; then
   tasks=$(grep -v '^#' "$LIST" | tr ' ' '\n' | sed '/^$/d' | tail -n +"$(( ${LIST_SKIP:-0} + 1 ))")
   OUT="$W/bench" BENCH_TIMEOUT=$(( $(left) - 45 )) BENCH_TASKS="$tasks" BENCH_JOBS=${BENCH_JOBS:-8} \
     BENCH_RUN_ARGS=${BENCH_RUN_ARGS:---variants 2 --trials 3} tests/gpu/evidence.sh bench >"$OUT/bench.txt" 2>&1
