@@ -431,6 +431,14 @@ void recipe_hw_from_gpu(const struct gpu_facts *g, recipe_hw *hw);
 #define RECIPE_MAX_VARIANTS 8
 int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max);
 void recipe_params_format(const recipe_params *k, strbuf *out);
+/* How much plan shrinks an error of a product's values against the output's tolerance,
+ * starting from shrink (1.0): times sqrt(R) for each average over R values (a mean, an
+ * average pool, a logsumexp: a mean weighted by the softmax; also a convolution's mean or
+ * logsumexp over its channels and a GEMM's over its rows, in their epilogues), back to 1
+ * at a normalisation (its output is the error over the statistics' spread, as large as the
+ * values), unchanged by sums (values and errors grow alike), maxima, minima and pointwise
+ * steps. An estimate to order variants by (RECIPE_TF32_SHRINK): the judge measures each. */
+double recipe_error_shrink(const recipe_plan *plan, double shrink);
 /* For a product (conv or GEMM variants v[0..n)) whose errors the steps after it average
  * away: its plain TF32 copy second (the first listed, else variant 0's) and, where variant
  * 0 runs 3xFP16, its 2xFP16 copy third (CGR_PREC 3: the weights exact, x rounded to fp16;

@@ -8,7 +8,6 @@
  * ".weight" / ".bias", which is how make_spec() names a module's parameters). Shapes
  * come from the spec, never from the problem's name.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -912,14 +911,6 @@ static int interleave_nhwc(const recipe_conv_plan *c, recipe_params *out, int n,
     return m;
 }
 
-/* A mean or logsumexp over the channels in the epilogue averages the product's errors
- * over COUT values: at least 16 shrink them 4x (RECIPE_TF32_SHRINK; the staged plans'
- * rule, src/recipe_stage.c), enough for the plain TF32 copy to be worth judging early. */
-static bool chanred_averages(const recipe_conv_plan *c)
-{
-    return (c->chanred == 2 || c->chanred == 5) && sqrt((double)c->cout) >= RECIPE_TF32_SHRINK;
-}
-
 /*
  * Pruning: a tile wider than 32 and at least twice COUT rounded up to 32 is dropped (half of its columns
  * would be padding), and so is one whose shared memory (4 bytes x 32 x (BM + BN) x
@@ -1010,7 +1001,7 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         k.conv.prec = RECIPE_GEMM_TF32;
         out[n++] = k;
     }
-    if (chanred_averages(c) && n >= 2) /* TF32 second, 2xFP16 third */
+    if (n >= 2 && recipe_error_shrink(p, 1.0) >= RECIPE_TF32_SHRINK) /* a channel mean: TF32 second, 2xFP16 third */
         n = recipe_precision_gambles(out, n, max, true);
     return n;
 }

@@ -12,7 +12,6 @@
  * preserving contiguous/clone/detach). Everything after the product is the pointwise
  * epilogue, walked by recipe.c; triu/tril directly on the product is a mask.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1255,16 +1254,6 @@ static bool f16_fits(const recipe_gemm_params *t)
     return t->bk % 32 == 0 && recipe_f16_warp_fits(t->bm / t->wm, t->bn / t->wn);
 }
 
-/* A mean or logsumexp over the product's rows of N >= 16 values averages the product's
- * errors down sqrt(N) >= RECIPE_TF32_SHRINK times: enough for the plain TF32 variant to be
- * judged second (src/recipe_stage.c tf32_second's rule for chains). Not where the rows'
- * sum comes first as A @ (the sum of B's rows): exact, and memory-bound. */
-static bool averages_rows(const recipe_plan *p)
-{
-    return p->root >= 0 && (p->red == RED_MEAN || p->red == RED_LOGSUMEXP) &&
-           sqrt((double)p->gemm.n) >= RECIPE_TF32_SHRINK && !recipe_gemm_sumb(p);
-}
-
 /*
  * Tensor-core kernel: every tile that fits the SM (shared memory, registers by
  * tc_regs, threads) gets a cost, the time of its waves of CTAs: tiles / (SMs x CTAs an
@@ -1385,7 +1374,7 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         t.prec = RECIPE_GEMM_3XTF32;
         n = push_params(out, n, max, &t, 32 * t.wm * t.wn);
     }
-    if (averages_rows(p) && n >= 2) /* the cheapest tile's TF32 copy second, 2xFP16 third */
+    if (n >= 2 && recipe_error_shrink(p, 1.0) >= RECIPE_TF32_SHRINK) /* rows averaged: TF32 second, 2xFP16 third */
         n = recipe_precision_gambles(out, n, max, false);
     return n;
 }

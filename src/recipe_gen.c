@@ -739,6 +739,41 @@ static int family_variants(const recipe_plan *p, const recipe_hw *hw, recipe_par
  * second (H200, docs/perf.md 2026-12-03: 98_KLDivLoss, two logf an element); the judge
  * keeps it only where it passes the tolerance.
  */
+double recipe_error_shrink(const recipe_plan *p, double shrink)
+{
+    switch (p->family) {
+    case RECIPE_STAGED: /* stage 0, then stage 1 (none when the output is stage 0's viewed) */
+        shrink = recipe_error_shrink(&p->staged->stage[0], shrink);
+        return p->staged->out_view ? shrink : recipe_error_shrink(&p->staged->stage[1], shrink);
+    case RECIPE_NORM:
+        return 1.0;
+    case RECIPE_REDUCE:
+        if ((p->red == RED_MEAN || p->red == RED_LOGSUMEXP) && p->r > 1)
+            return shrink * sqrt((double)p->r);
+        return shrink;
+    case RECIPE_POOL:
+        if (!p->pool.is_max) {
+            double window = 1; /* dims not pooled hold a window of 1 */
+            for (int d = 0; d < 3; d++)
+                window *= p->pool.adaptive && p->pool.out[d] > 0 ? (double)p->pool.in[d] / (double)p->pool.out[d]
+                                                                 : (double)p->pool.k[d];
+            return shrink * sqrt(window);
+        }
+        return shrink;
+    case RECIPE_CONV: /* a mean (2) or logsumexp (5) over the channels in the epilogue */
+        if (p->conv.chanred == 2 || p->conv.chanred == 5)
+            return shrink * sqrt((double)p->conv.cout);
+        return shrink;
+    case RECIPE_GEMM: /* over the product's rows; not where the rows' sum comes first as A @
+                         (the sum of B's rows): exact, and memory-bound */
+        if (p->root >= 0 && (p->red == RED_MEAN || p->red == RED_LOGSUMEXP) && !recipe_gemm_sumb(p))
+            return shrink * sqrt((double)p->gemm.n);
+        return shrink;
+    default:
+        return shrink;
+    }
+}
+
 static int *prec_of(recipe_params *k, bool conv)
 {
     return conv ? &k->conv.prec : &k->gemm.prec;

@@ -5,7 +5,6 @@
  * cut again), and generated as one candidate file. See recipe_stage.h.
  */
 #include <ctype.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -617,39 +616,6 @@ void recipe_staged_free(struct recipe_staged *s)
 
 /* ================================================================== variants */
 
-/* How much the stages of p, run after a product, shrink an error of the product's values
- * against the output's tolerance, starting from shrink: times sqrt(R) for each average
- * over R values (a mean, an average pool, a logsumexp: a mean weighted by the softmax),
- * back to 1 at a normalisation (its output is the error over the statistics' spread:
- * as large as the values themselves), unchanged by sums (values and errors grow alike),
- * maxima, minima and pointwise steps. An estimate to order the variants by: the judge
- * still measures every one. */
-double recipe_staged_error_shrink(const recipe_plan *p, double shrink)
-{
-    switch (p->family) {
-    case RECIPE_STAGED: /* stage 0, then stage 1 (none when the output is stage 0's viewed) */
-        shrink = recipe_staged_error_shrink(&p->staged->stage[0], shrink);
-        return p->staged->out_view ? shrink : recipe_staged_error_shrink(&p->staged->stage[1], shrink);
-    case RECIPE_NORM:
-        return 1.0;
-    case RECIPE_REDUCE:
-        if ((p->red == RED_MEAN || p->red == RED_LOGSUMEXP) && p->r > 1)
-            return shrink * sqrt((double)p->r);
-        return shrink;
-    case RECIPE_POOL:
-        if (!p->pool.is_max) {
-            double window = 1; /* dims not pooled hold a window of 1 */
-            for (int d = 0; d < 3; d++)
-                window *= p->pool.adaptive && p->pool.out[d] > 0 ? (double)p->pool.in[d] / (double)p->pool.out[d]
-                                                                 : (double)p->pool.k[d];
-            return shrink * sqrt(window);
-        }
-        return shrink;
-    default:
-        return shrink;
-    }
-}
-
 /* The plain TF32 product (~1e-3 relative, which an fp32 tolerance of 1e-4 fails element by
  * element) where the stages after it average its errors down at least 4x: second in stage
  * 0's list (so that `--variants 2` judges it) instead of last, and 2xFP16 third
@@ -661,7 +627,7 @@ static bool tf32_second(struct recipe_staged *s)
 {
     enum recipe_family f = s->stage[0].family;
     if (s->out_view || (f != RECIPE_CONV && f != RECIPE_GEMM) || s->n_vars[0] < 2 ||
-        recipe_staged_error_shrink(&s->stage[1], 1.0) < RECIPE_TF32_SHRINK)
+        recipe_error_shrink(&s->stage[1], recipe_error_shrink(&s->stage[0], 1.0)) < RECIPE_TF32_SHRINK)
         return false;
     s->n_vars[0] = recipe_precision_gambles(s->vars[0], s->n_vars[0], RECIPE_MAX_VARIANTS, f == RECIPE_CONV);
     return true;

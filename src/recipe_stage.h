@@ -57,15 +57,10 @@ int recipe_staged_recognise(const json_t *spec, recipe_plan *plan, strbuf *why);
 
 /* The composite's parameter sets: both stages' first, then each stage's next ones with
  * the other's first, alternately (stage 0's first). Where the stages after a product
- * shrink its errors at least RECIPE_TF32_SHRINK times (recipe_staged_error_shrink), its
+ * shrink its errors at least RECIPE_TF32_SHRINK times (recipe_error_shrink), its
  * plain TF32 variant moves to stage 0's second and 2xFP16 to its third
  * (recipe_precision_gambles), and the composite lists (1, 0) and (2, 0) right after (0, 0). */
 int recipe_staged_variants(const recipe_plan *plan, const recipe_hw *hw, recipe_params *out, int max);
-
-/* How much the stages of plan, run after a product, shrink an error of the product's
- * values against the output's tolerance, starting from shrink (1.0): sqrt(R) for each
- * average over R values (mean, average pool, logsumexp), back to 1 at a normalisation. */
-double recipe_staged_error_shrink(const recipe_plan *plan, double shrink);
 
 /* The candidate file: both stages' sources in their namespaces, and the entry points. */
 int recipe_staged_generate(const recipe_plan *plan, const recipe_params *k, const char *recipes_dir,

@@ -3206,7 +3206,7 @@ static void test_tf32_second(void **state)
     (void)state;
     static const struct {
         const char *fixture;
-        double shrink; /* recipe_staged_error_shrink of the stages after the product */
+        double shrink; /* recipe_error_shrink of the stages after the product */
         bool second;
     } cases[] = {
         { "staged_l2_43_logsumexp", 8.0, true },           /* max pool, logsumexp over 64 channels */
@@ -3225,7 +3225,7 @@ static void test_tf32_second(void **state)
         recipe_params v[RECIPE_MAX_VARIANTS];
         recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
         const struct recipe_staged *st = p.staged;
-        double shrink = recipe_staged_error_shrink(&st->stage[1], 1.0);
+        double shrink = recipe_error_shrink(&st->stage[1], 1.0);
         if (cases[i].shrink > 0 && fabs(shrink - cases[i].shrink) > 1e-9)
             fail_msg("%s: shrink %g, want %g", cases[i].fixture, shrink, cases[i].shrink);
         int at = tf32_index(st->vars[0], st->n_vars[0], st->stage[0].family == RECIPE_CONV);
@@ -3256,13 +3256,13 @@ static void test_tf32_second(void **state)
         }
         /* a normalisation resets whatever came before it */
         if (st->stage[1].family == RECIPE_NORM)
-            assert_true(recipe_staged_error_shrink(&st->stage[1], 10.0) == 1.0);
+            assert_true(recipe_error_shrink(&st->stage[1], 10.0) == 1.0);
         recipe_plan_release(&p);
     }
     /* the GroupNorm then min chain resets a shrink given to it */
     recipe_plan g;
     load_path("staged_l2_83_groupnorm_min_const", &g);
-    assert_true(recipe_staged_error_shrink(&g.staged->stage[1], 10.0) == 1.0);
+    assert_true(recipe_error_shrink(&g.staged->stage[1], 10.0) == 1.0);
     recipe_plan_release(&g);
 
     /* single convolutions: a logsumexp over 16+ channels in the epilogue puts TF32
