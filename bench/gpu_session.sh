@@ -6,7 +6,7 @@
 #   carry: build .deps/kernelbench .deps/nvidia_cutlass-4.2.0.0-py3-none-any.whl [.deps/labN]
 #          [.deps/cache.tar.gz: bench/prebuild.sh's cache, then `tar czf .deps/cache.tar.gz -C .deps/cache .`]
 #   SAN="tests/gpu/problems/a.py ..." LABS=".deps/lab48" NCU="level1/40:x.so:regex" LIST=bench/sweeps/x.txt \
-#     [SWEEP_GPU=H200] TOTAL=540 bench/gpu_session.sh
+#     [SWEEP_GPU=H200 [LIST_ELSE=bench/sweeps/y.txt] [LABS_ELSE=.deps/labN]] TOTAL=540 bench/gpu_session.sh
 # Each part's summary goes to $OUT (the device tool's folder: it comes back; gpu.txt,
 # sanitize.txt, one .txt a lab, bench.txt and the sweep's report) and to stdout; the rest
 # (ncu's reports, the sweep's runs) to $OUT/details.tar.gz. TOTAL: seconds this call may take in all (the sweep gets the rest,
@@ -33,6 +33,25 @@ if [ -f .deps/cache.tar.gz ]; then
   mkdir -p "$W/cache" && tar xzf .deps/cache.tar.gz -C "$W/cache" &&
     export CUTEGEN_CACHE_DIR="$W/cache" &&
     echo "prebuilt cache: $(ls "$W/cache/builds" | wc -l) builds"
+fi
+
+# SWEEP_GPU=H200: the sweep only on a GPU whose name contains it (a table is one GPU's; the
+# device tool may lend an H100 for an H200); the sanitizer, labs and ncu run on any card.
+# LIST_ELSE=bench/sweeps/y.txt: on any other GPU, sweep that list instead (LIST_SKIP applies
+# to whichever list runs), and LABS_ELSE=".deps/labN": labs run only on such a GPU (so that
+# one call serves whichever card comes: the table's sweep on the one, labs on the other)
+if [ -n "${LIST:-}${LIST_ELSE:-}" ] && [ -n "${SWEEP_GPU:-}" ] && ! grep -q -- "$SWEEP_GPU" "$OUT/gpu.txt"; then
+  gpu_name=$(cut -d, -f1 "$OUT/gpu.txt")
+  if [ -n "${LIST_ELSE:-}" ]; then
+    echo "gpu_session: this GPU ($gpu_name) is not SWEEP_GPU=$SWEEP_GPU: sweeping LIST_ELSE=$LIST_ELSE instead of ${LIST:-nothing}"
+    LIST=$LIST_ELSE
+  else
+    echo "gpu_session: the sweep of $LIST skipped: this GPU ($gpu_name) is not SWEEP_GPU=$SWEEP_GPU (LIST_ELSE names a list for it)"
+    LIST=
+  fi
+fi
+if [ -n "${SWEEP_GPU:-}" ] && ! grep -q -- "$SWEEP_GPU" "$OUT/gpu.txt"; then
+  LABS="${LABS:-} ${LABS_ELSE:-}"
 fi
 
 if [ -n "${SAN:-}" ]; then
@@ -72,12 +91,6 @@ for item in ${NCU:-}; do
     "$W/ncu/$name.txt" | head -24
 done
 
-# SWEEP_GPU=H200: the sweep only on a GPU whose name contains it (a table is one GPU's; the
-# device tool may lend an H100 for an H200); the sanitizer, labs and ncu run on any card
-if [ -n "${LIST:-}" ] && [ -n "${SWEEP_GPU:-}" ] && ! grep -q -- "$SWEEP_GPU" "$OUT/gpu.txt"; then
-  echo "gpu_session: the sweep of $LIST skipped: this GPU ($(cut -d, -f1 "$OUT/gpu.txt")) is not SWEEP_GPU=$SWEEP_GPU"
-  LIST=
-fi
 if [ -n "${LIST:-}" ] && [ "$(left)" -le 120 ]; then
   echo "gpu_session: the sweep of $LIST skipped: $(left) s left, a sweep needs more than 120 (raise TOTAL)"
 elif [ -n "${LIST:-}" ]; then

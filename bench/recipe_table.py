@@ -23,7 +23,10 @@ SPECS_DIR holds SPECS_DIR/level1/*.json and SPECS_DIR/level2/*.json (tests/gpu/d
 writes them on a GPU host). A later --report overrides an earlier one for the same
 problem; LABEL (default: the file's name) goes into the "source" column. The reports must
 come from one GPU (their kernelbench section's "hardware"), which the table names; reports
-from two GPUs are refused. Bad input (a
+from two GPUs are refused. --other-report (same form, repeatable) gives another GPU's
+reports (one GPU among them, not the table's): a covered problem the table's GPU has not
+run then says, in its "stop" column, what the other GPU measured, and a second summary
+counts those rows in (the first counts only the table's GPU). Bad input (a
 missing spec directory, an unreadable or malformed report, a cutegen that cannot be run)
 is one line on stderr and exit status 2.
 """
@@ -244,14 +247,32 @@ def stop_text(p):
 
 # --- the table -----------------------------------------------------------------------
 
-def build_rows(specs, cutegen, reports):
-    measured = {}  # (level, id) -> (row, label); a later report wins
+def measurements(reports):
+    """(level, id) -> (row, label) over reports in order: a later report wins, but a row
+    that judged nothing (the sweep ended before it) replaces nothing."""
+    measured = {}
     for label, rows in reports:
         for key, p in rows.items():
-            # a row that judged nothing (the sweep ended before it) replaces nothing
             if p.get("correct") is not True and judged_nothing(p):
                 continue
             measured[key] = (p, label)
+    return measured
+
+
+def other_text(gpu, p, label):
+    """The stop column of a problem this table's GPU has not run but another has."""
+    if p.get("correct") is True:
+        what = "correct, %s over eager, %s over compile" % (
+            fmt(p.get("speedup_eager"), lambda x: "%.3fx" % x),
+            fmt(p.get("speedup_compile"), lambda x: "%.3fx" % x))
+    else:
+        what = "no variant correct"
+    return "not run on this GPU; on the %s: %s (%s)" % (gpu or "other GPU", what, label)
+
+
+def build_rows(specs, cutegen, reports, others=(), other_gpu=None):
+    measured = measurements(reports)
+    elsewhere = measurements(others)
     out = []
     seen = set()
     for level, pid, name, path, known in specs:
@@ -260,7 +281,15 @@ def build_rows(specs, cutegen, reports):
             covered = not what.startswith("no:") and not what.startswith("- ")
         else:
             covered, what = coverage(cutegen, path)
-        out.append(make_row(level, pid, name, covered, what, measured.get((level, pid))))
+        r = make_row(level, pid, name, covered, what, measured.get((level, pid)))
+        o = elsewhere.get((level, pid))
+        if o is not None and covered and not r["measured"]:
+            p, label = o
+            r["other"] = {"gpu": other_gpu, "correct": p.get("correct"), "source": label,
+                          "speedup_eager": p.get("speedup_eager") if is_num(p.get("speedup_eager")) else None,
+                          "speedup_compile": p.get("speedup_compile") if is_num(p.get("speedup_compile")) else None}
+            r["stop"] = other_text(other_gpu, p, label)
+        out.append(r)
         seen.add((level, pid))
     for (level, pid), (p, label) in measured.items():
         if (level, pid) in seen:
@@ -293,7 +322,7 @@ def make_row(level, pid, name, covered, what, m):
          "not_covered": None if covered else re.sub(r"^no: ", "", what),
          "covered_text": what, "measured": m is not None, "correct": None,
          "speedup_eager": None, "speedup_compile": None, "sol_fraction": None,
-         "wall_s": None, "stop_reason": None, "source": None}
+         "wall_s": None, "stop_reason": None, "source": None, "other": None}
     if m is None:
         r["stop"] = "not run on the GPU" if covered else "not covered"
         return r
@@ -330,6 +359,14 @@ def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
 
+def with_other(r):
+    """The row as if the other GPU's measurement were this one's (for the second summary)."""
+    o = r.get("other")
+    if not o:
+        return r
+    return dict(r, measured=True, correct=o["correct"], speedup_eager=o["speedup_eager"])
+
+
 def summarize(rows):
     def one(rs):
         good = [r["speedup_eager"] for r in rs
@@ -348,15 +385,7 @@ def summarize(rows):
     return s
 
 
-def print_md(rows, summary, gpu=None):
-    print("| " + " | ".join(COLUMNS) + " |")
-    print("|" + "|".join(ALIGN) + "|")
-    for r in rows:
-        print(md_row(r))
-    print()
-    if gpu:
-        print("Measured on: %s (the reports' hardware)." % gpu)
-        print()
+def print_summary(summary):
     print("| level | problems | covered | measured on the GPU | correct | faster than eager "
           "| geomean over eager, all (1.0x where not covered, not run or wrong) "
           "| geomean over eager, correct ones |")
@@ -366,6 +395,25 @@ def print_md(rows, summary, gpu=None):
             level, s["problems"], s["covered"], s["measured"], s["correct"],
             s["faster_than_eager"], fmt(s["geomean_eager_all"], lambda x: "%.3fx" % x),
             fmt(s["geomean_eager_correct"], lambda x: "%.3fx" % x)))
+
+
+def print_md(rows, summary, gpu=None, summary_other=None, other_gpu=None):
+    print("| " + " | ".join(COLUMNS) + " |")
+    print("|" + "|".join(ALIGN) + "|")
+    for r in rows:
+        print(md_row(r))
+    print()
+    if gpu:
+        print("Measured on: %s (the reports' hardware)." % gpu)
+        print()
+    print_summary(summary)
+    if summary_other is not None:
+        n = sum(1 for r in rows if r.get("other"))
+        print()
+        print("With the %d rows this GPU has not run counted as the %s measured them "
+              "(--other-report; two GPUs' speed-ups in one mean):" % (n, other_gpu or "other GPU"))
+        print()
+        print_summary(summary_other)
 
 
 def main(argv=None):
@@ -386,6 +434,9 @@ def main(argv=None):
                     help="a `cutegen report --format json` file (repeatable; a later one "
                     "overrides an earlier one for the same problem); LABEL goes into the "
                     "source column")
+    ap.add_argument("--other-report", action="append", default=[], metavar="FILE[:LABEL]",
+                    help="a report from another GPU (repeatable): shown only for covered "
+                    "problems the --report GPU has not run, and counted in a second summary")
     ap.add_argument("--covered", action="append", default=[], metavar="LEVEL/ID=FAMILY",
                     help="with --coverage-from: a problem the recognition covers since that "
                     "table was written (1/95=rowloss); repeatable")
@@ -398,6 +449,15 @@ def main(argv=None):
             reports.append((label, load_report(path)))
             paths.append(path)
         gpu = one_gpu(paths)
+        others, other_paths = [], []
+        for arg in a.other_report:
+            path, label = split_report_arg(arg)
+            others.append((label, load_report(path)))
+            other_paths.append(path)
+        other_gpu = one_gpu(other_paths)
+        if gpu and other_gpu == gpu:
+            raise BadInput("--other-report: those reports come from %s, the table's own GPU: "
+                           "give them with --report" % gpu)
         if a.coverage_from:
             now = {}
             for c in a.covered:
@@ -414,18 +474,22 @@ def main(argv=None):
             specs = find_specs(a.specs)
             if not (os.path.isfile(a.cutegen) and os.access(a.cutegen, os.X_OK)):
                 raise BadInput("%s: not an executable file (--cutegen)" % a.cutegen)
-        rows = build_rows(specs, a.cutegen, reports)
+        rows = build_rows(specs, a.cutegen, reports, others, other_gpu)
     except BadInput as e:
         print("%s: error: %s" % (PROG, e), file=sys.stderr)
         return 2
     summary = summarize(rows)
+    summary_other = summarize([with_other(r) for r in rows]) if others else None
     if a.format == "json":
         for r in rows:
             del r["covered_text"]
-        json.dump({"rows": rows, "summary": summary, "gpu": gpu}, sys.stdout, indent=1)
+        doc = {"rows": rows, "summary": summary, "gpu": gpu}
+        if others:
+            doc.update(summary_with_other=summary_other, other_gpu=other_gpu)
+        json.dump(doc, sys.stdout, indent=1)
         print()
     else:
-        print_md(rows, summary, gpu)
+        print_md(rows, summary, gpu, summary_other, other_gpu)
     return 0
 
 

@@ -194,6 +194,51 @@ expect_exit 2 "reports from two GPUs" -- run_table --report "$TMP/D.json" --repo
 expect_grep '^recipe_table.py: error: the reports come from more than one GPU \(NVIDIA GPU-X: D.json; NVIDIA GPU-Y: E.json\)' \
   "$TMP/err" "the two GPUs and their reports are named"
 
+# --- another GPU's rows where the table's GPU has none (--other-report) --------------------
+cat >"$TMP/F.json" <<'JSON'
+{"cutegen_report": 1, "problems": [
+ {"problem": "1_Square_matmul.py", "level": 1, "problem_id": 1, "correct": true,
+  "speedup_eager": 9.0, "speedup_compile": 9.0, "sol_fraction": 0.9, "wall_s": 50,
+  "stop_reason": "recipes: the best built-in variant", "verdicts": {"ok": 2}},
+ {"problem": "2_ReLU.py", "level": 1, "problem_id": 2, "correct": true,
+  "speedup_eager": 4.0, "speedup_compile": null, "sol_fraction": 0.4, "wall_s": 20,
+  "stop_reason": "recipes: the best built-in variant", "verdicts": {"ok": 1}}],
+ "kernelbench": {"eval_results": {"level1": {"1": [{"sample_id": 0,
+  "metadata": {"hardware": "NVIDIA GPU-Y", "device": "cuda:0"}}]}}}}
+JSON
+expect_exit 0 "GPU-X's report, GPU-Y's as --other-report" -- \
+  run_table --report "$TMP/D.json:run D" --other-report "$TMP/F.json:run F"
+grep '^| 1 | [12]_' "$TMP/out" >"$TMP/rows"
+cat >"$TMP/want" <<'EOF'
+| 1 | 1_Square_matmul | pointwise | yes | 3.000x | 2.000x | 70.0% | 50 s | searched | run D |
+| 1 | 2_ReLU | pointwise | - | - | - | - | - | not run on this GPU; on the NVIDIA GPU-Y: correct, 4.000x over eager, - over compile (run F) | - |
+EOF
+expect_same "$TMP/want" "$TMP/rows" "the other GPU fills only the row this GPU has not run, in its stop column"
+g1=$(awk 'BEGIN { printf "%.3fx", exp(log(3) / 3) }')
+g1o=$(awk 'BEGIN { printf "%.3fx", exp((log(3) + log(4)) / 3) }')
+g1oc=$(awk 'BEGIN { printf "%.3fx", exp((log(3) + log(4)) / 2) }')
+expect_grep "^\| 1 \| 3 \| 2 \| 1 \| 1 \| 1 \| $g1 \| 3.000x \|$" "$TMP/out" "the first summary counts this GPU only"
+expect_grep "^With the 1 rows this GPU has not run counted as the NVIDIA GPU-Y measured them" "$TMP/out" \
+  "the second summary says what it mixes"
+expect_grep "^\| 1 \| 3 \| 2 \| 2 \| 2 \| 2 \| $g1o \| $g1oc \|$" "$TMP/out" "the second summary counts the other GPU's row"
+expect_exit 0 "--other-report, --format json" -- \
+  run_table --report "$TMP/D.json" --other-report "$TMP/F.json" --format json
+python3 - "$TMP/out" >"$TMP/check" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r1, r2 = d["rows"][0], d["rows"][1]
+assert r1["other"] is None and r1["speedup_eager"] == 3.0, r1
+assert r2["measured"] is False and r2["other"]["speedup_eager"] == 4.0, r2
+assert r2["other"]["gpu"] == "NVIDIA GPU-Y" and d["other_gpu"] == "NVIDIA GPU-Y", d
+assert d["summary"]["1"]["measured"] == 1 and d["summary_with_other"]["1"]["measured"] == 2, d
+print("json other ok")
+PY
+expect_grep '^json other ok$' "$TMP/check" "json: the other GPU's row and the second summary"
+expect_exit 2 "--other-report from the table's own GPU" -- \
+  run_table --report "$TMP/D.json" --other-report "$TMP/D.json"
+expect_grep "^recipe_table.py: error: --other-report: those reports come from NVIDIA GPU-X, the table's own GPU" \
+  "$TMP/err" "the same GPU as --other-report is refused"
+
 # --- bad input -----------------------------------------------------------------------------
 expect_exit 2 "a missing report file" -- run_table --report "$TMP/nope.json:x"
 expect_grep "^recipe_table.py: error: .*nope.json" "$TMP/err" "the missing report is named"
