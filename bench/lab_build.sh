@@ -24,7 +24,7 @@ for e in "$@"; do
 done
 { for e in "$@"; do case $e in s/*|s\|*) ;; *) echo "#define $e" ;; esac; done; cat "$cu.tmp"; } > "$cu"
 rm -f "$cu.tmp"
-json=$("$CG" build --kernel "$cu" --arch "${LAB_ARCH:-sm_90a}" --json -q) || { echo "lab_build: $name failed: $json" >&2; exit 1; }
+json=$("$CG" build --kernel "$cu" --arch "${LAB_ARCH:-sm_90a}" --timeout "${LAB_BUILD_TIMEOUT:-900}" --json -q) || { echo "lab_build: $name failed: $json" >&2; exit 1; }
 so=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1].splitlines()[-1])["so"])' "$json" 2>/dev/null) || { echo "lab_build: $name: no shared object in cutegen build's answer (see its build.log): $json" >&2; exit 1; }
 cp "$so" "$out/$name.so"
 case " $* " in *"CGR_PROMOTE 2"*) LAB_PTXAS=${LAB_PTXAS:-1} ;; esac

@@ -24,6 +24,11 @@
 // accumulator (K <= 2048, as gemm_tc.cu). The epilogue is gemm_epi.cuh's, from the
 // accumulators in registers.
 //
+// CGR_PRESPLIT 1 moves the split out of the product: presplit_kernel first writes each
+// operand's big and small k-tiles into the workspace, zero-padded and already in the
+// stages' swizzled layout, and the producer is one thread issuing a stage's four bulk
+// copies (cp.async.bulk on the stage's full mbarrier); the consumers are unchanged.
+//
 // Shared memory a stage: (BM + BN) x 32 floats, twice (big, small): 64 KB at 128 x 128.
 //
 // Status (H200, lab rounds 32-36, docs/perf.md): correct and clean under compute-sanitizer,
@@ -100,6 +105,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_LAB_NO_MMA
 #define CGR_LAB_NO_MMA 0   // lab diagnostic (wrong results): the consumers issue no WGMMA
 #endif
+#ifndef CGR_PRESPLIT
+#define CGR_PRESPLIT 0    // 1: a first kernel splits A and B into (big, small) tiles in the workspace, laid
+#endif                    // out as the stages want them; the producer only bulk-copies them (one thread)
 #ifndef CGR_RAW_STAGES
 #define CGR_RAW_STAGES 0  // 0: the producer loads each k-tile into registers; N > 0: cp.async copies
 #endif                    // N - 1 k-tiles ahead into a raw ring (lab round 33: slower but for A M-major)
@@ -122,6 +130,7 @@ static_assert(kBM % 64 == 0 && kConsumers >= 1 && kConsumers <= 2, "BM: 64 or 12
 static_assert(kBN % 16 == 0 && kBN >= 32 && kBN <= 256, "BN: 32 to 256, a multiple of 16");
 static_assert(kStages >= 2, "stages");
 static_assert(kProducers == 1 || (kProducers == 2 && CGR_RAW_STAGES == 0), "two producers: A and B, from registers");
+static_assert(!CGR_PRESPLIT || (kProducers == 1 && CGR_RAW_STAGES == 0), "presplit: one producer, no raw ring");
 static_assert(CGR_SPLITK == 1 && CGR_ROWRED == 0, "split-K and row reductions: gemm_tc.cu");
 static_assert(CGR_VEC_A == 1 || CGR_VEC_A == 4, "vector width of A");
 static_assert(CGR_VEC_B == 1 || CGR_VEC_B == 4, "vector width of B");
@@ -173,6 +182,21 @@ template <bool KMajor> CUTE_HOST_DEVICE void load_coord(int t, int i, int &r, in
         r = ((unit / 2) * 2 + lane % 2) * 4;
         k = (unit % 2) * 16 + lane / 2;
     }
+}
+
+// The presplit form's workspace (CGR_PRESPLIT): an operand of ROW_TILES tiles of ROWS rows
+// a batch is stored as its (big, small) k-tiles, each in the stage's layout, so that a
+// stage's tile is one contiguous bulk copy: tile (batch, row tile rt, k-tile kt) starts at
+// presplit_tile (its big part; the small part follows, ROWS x 32 floats on), and element
+// (row, k) of the batch lies at presplit_offset. tests/cli/recipe_wgmma_layout.cpp checks
+// both against CuTe's SmemLayoutA/B.
+template <int ROWS, int ROW_TILES> CUTE_HOST_DEVICE int64_t presplit_tile(int batch, int rt, int kt)
+{
+    return ((int64_t(batch) * ROW_TILES + rt) * kKTiles + kt) * 2 * (ROWS * kBK);
+}
+template <int ROWS, int ROW_TILES> CUTE_HOST_DEVICE int64_t presplit_offset(int batch, int row, int k)
+{
+    return presplit_tile<ROWS, ROW_TILES>(batch, row / ROWS, k / kBK) + smem_offset(row % ROWS, k % kBK);
 }
 
 #include "tf32_mma.cuh"  // recipe:inline
@@ -395,6 +419,106 @@ __device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int b
     }
 }
 
+// ---------------------------------------------------------------- the presplit form
+// (CGR_PRESPLIT) The split is done once, before the product, by presplit_kernel: each
+// operand becomes, in the workspace, its (big, small) k-tiles in exactly the stage's
+// swizzled layout (smem_offset), zero-padded to whole tiles:
+//   tile (batch, row tile, k-tile, part) at ((batch * ROW_TILES + rt) * kKTiles + kt) * 2 + part,
+// TILE = ROWS x 32 floats each. The producer is then one thread issuing a stage's four
+// bulk copies (cp.async.bulk, completing on the stage's full mbarrier): no loads into
+// registers, no split, no stores, none of what held the in-kernel producer back (round 36).
+// The price: the operands read once more and written twice over (memory-bound, ~0.1 ms for
+// two 4096 x 4096 operands), and workspace for both.
+constexpr int kBatchA = CGR_A_BSTRIDE != 0 ? kBatch : 1, kBatchB = CGR_B_BSTRIDE != 0 ? kBatch : 1;
+constexpr int64_t kWsA = int64_t(kBatchA) * kTilesM * kKTiles * 2 * kTileA;  // floats
+constexpr int64_t kWsB = int64_t(kBatchB) * kTilesN * kKTiles * 2 * kTileB;
+
+// Thread idx of the operand's presplit: 4 values along k of one row, read from G (K-major:
+// one 16-byte load where it can; ROWS-major: 4 loads, consecutive threads on consecutive
+// rows so that each load is coalesced), split and written as two 16-byte chunks.
+template <bool KMajor, int ROWS, int ROWS_MAX, int LD, int VEC, int64_t BSTRIDE, int NBATCH>
+__device__ __forceinline__ void presplit_one(const float *g, float *ws, int64_t idx)
+{
+    constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS, kRowsP = kRowTiles * ROWS;
+    constexpr int kChunks = kKTiles * 8;  // 4-float chunks along the padded k
+    const int64_t per_batch = int64_t(kRowsP) * kChunks;
+    const int batch = int(idx / per_batch);
+    const int64_t rem = idx % per_batch;
+    int row, c;
+    if constexpr (KMajor) {
+        row = int(rem / kChunks);
+        c = int(rem % kChunks);
+    } else {
+        c = int(rem / kRowsP);
+        row = int(rem % kRowsP);
+    }
+    const int k = c * 4;
+    const float *gb = g + int64_t(batch) * BSTRIDE;
+    float x[4] = { 0.f, 0.f, 0.f, 0.f };
+    if (row < ROWS_MAX) {
+        if constexpr (KMajor) {
+            const float *q = gb + int64_t(row) * LD + k;
+            if (VEC == 4 && k + 3 < kK) {
+                const float4 v = *reinterpret_cast<const float4 *>(q);
+                x[0] = v.x; x[1] = v.y; x[2] = v.z; x[3] = v.w;
+            } else {
+                CUTE_UNROLL
+                for (int j = 0; j < 4; ++j)
+                    if (k + j < kK) x[j] = q[j];
+            }
+        } else {
+            CUTE_UNROLL
+            for (int j = 0; j < 4; ++j)
+                if (k + j < kK) x[j] = gb[int64_t(k + j) * LD + row];
+        }
+    }
+    uint4 b, sm;
+    split(x[0], b.x, sm.x);
+    split(x[1], b.y, sm.y);
+    split(x[2], b.z, sm.z);
+    split(x[3], b.w, sm.w);
+    float *t = ws + presplit_offset<ROWS, kRowTiles>(batch, row, k);
+    *reinterpret_cast<uint4 *>(t) = b;
+    *reinterpret_cast<uint4 *>(t + ROWS * kBK) = sm;
+}
+
+constexpr int64_t kPresplitA = int64_t(kBatchA) * kTilesM * kBM * kKTiles * 8;  // threads
+constexpr int64_t kPresplitB = int64_t(kBatchB) * kTilesN * kBN * kKTiles * 8;
+
+__global__ void __launch_bounds__(256) presplit_kernel(const Params p, float *ws)
+{
+    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < kPresplitA + kPresplitB; i += stride) {
+        if (i < kPresplitA)
+            presplit_one<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A, CGR_A_BSTRIDE, kBatchA>(p.in[CGR_A], ws, i);
+        else
+            presplit_one<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B, CGR_B_BSTRIDE, kBatchB>(p.in[CGR_B], ws + kWsA, i - kPresplitA);
+    }
+}
+
+// The producer of the presplit form: thread 0 of the producer warpgroup, a stage's four
+// tiles by bulk copies on its full mbarrier (initialised for this one arrival).
+__device__ __forceinline__ void produce_presplit(const float *ws, SharedStorage &s, int batch, int tm, int tn)
+{
+    using TxBarrier = cutlass::arch::ClusterTransactionBarrier;
+    const int ba = kBatchA > 1 ? batch : 0, bb = kBatchB > 1 ? batch : 0;
+    constexpr int kParts = CGR_PREC == 0 ? 2 : 1;
+    for (int kt = 0; kt < kKTiles; ++kt) {
+        const int stage = kt % kStages;
+        if (kt >= kStages)
+            Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
+        TxBarrier::arrive_and_expect_tx(&s.full[stage], kParts * (kTileA + kTileB) * 4);
+        const float *ta = ws + presplit_tile<kBM, kTilesM>(ba, tm, kt);
+        const float *tb = ws + kWsA + presplit_tile<kBN, kTilesN>(bb, tn, kt);
+        cute::SM90_BULK_COPY_G2S::copy(ta, &s.full[stage], s.a_big + stage * kTileA, kTileA * 4);
+        cute::SM90_BULK_COPY_G2S::copy(tb, &s.full[stage], s.b_big + stage * kTileB, kTileB * 4);
+        if constexpr (kParts == 2) {
+            cute::SM90_BULK_COPY_G2S::copy(ta + kTileA, &s.full[stage], s.a_small + stage * kTileA, kTileA * 4);
+            cute::SM90_BULK_COPY_G2S::copy(tb + kTileB, &s.full[stage], s.b_small + stage * kTileB, kTileB * 4);
+        }
+    }
+}
+
 // ---------------------------------------------------------------- the consumers
 
 __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, int batch, int tm, int tn, int t)
@@ -481,7 +605,7 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, int b
     store_tile(p, acc, tCcC, int64_t(batch) * kM);
 }
 
-__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p)
+__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const float *ws)
 {
     extern __shared__ char smem_raw[];
     SharedStorage &s = *reinterpret_cast<SharedStorage *>(
@@ -492,13 +616,16 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p)
     const int wg = threadIdx.x / 128;
     if (threadIdx.x == 0) {
         for (int i = 0; i < kStages; ++i) {
-            Barrier::init(&s.full[i], 128 * kProducers);
+            Barrier::init(&s.full[i], CGR_PRESPLIT ? 1 : 128 * kProducers);
             Barrier::init(&s.empty[i], 128 * kConsumers);
         }
         cutlass::arch::fence_barrier_init();
     }
     __syncthreads();
-    if (wg < kProducers) {
+    if (CGR_PRESPLIT && wg < kProducers) {
+        if (threadIdx.x == 0 && !tile_skipped(tm, tn))
+            produce_presplit(ws, s, batch, tm, tn);
+    } else if (wg < kProducers) {
         if (!tile_skipped(tm, tn))
             produce(p, s, batch, tm, tn, wg, kProducers == 1 ? int(threadIdx.x) : int(threadIdx.x % 128));
     } else {
@@ -513,14 +640,13 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p)
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
-    return 0;
+    return CGR_PRESPLIT ? size_t(cgr_gemm::kWsA + cgr_gemm::kWsB) * sizeof(float) : 0;
 }
 
 CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
                          void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
     using namespace cgr_gemm;
-    (void)workspace; (void)workspace_bytes;
     if (n_in != kNin || n_out != 1)
         return CG_UNSUPPORTED;
     if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
@@ -534,7 +660,19 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     static_assert(kBatch <= 65535, "grid limits");
     if (cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess)
         return CG_LAUNCH_FAILED;
-    gemm_kernel<<<dim3(kTiles, kBatch), kThreads, kSmemBytes, stream>>>(p);
+    float *ws = nullptr;
+    if constexpr (CGR_PRESPLIT != 0) {
+        if (workspace == nullptr || workspace_bytes < size_t(kWsA + kWsB) * sizeof(float) ||
+            reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
+            return CG_BAD_WORKSPACE;
+        ws = static_cast<float *>(workspace);
+        const int64_t n = kPresplitA + kPresplitB;
+        const int blocks = int(n / 256 < 132 * 16 ? (n + 255) / 256 : 132 * 16);
+        presplit_kernel<<<blocks, 256, 0, stream>>>(p, ws);
+    } else {
+        (void)workspace; (void)workspace_bytes;
+    }
+    gemm_kernel<<<dim3(kTiles, kBatch), kThreads, kSmemBytes, stream>>>(p, ws);
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
 }
 #endif  // CGR_GEMM_EMULATE

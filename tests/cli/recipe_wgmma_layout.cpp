@@ -2,7 +2,8 @@
 // producer writes each operand value where its warpgroup MMAs read it: smem_offset(r, k)
 // (the producer's 128-byte-swizzle arithmetic) against CuTe's own SmemLayoutA/B (from
 // which the WGMMA descriptors are made), every (row, k, stage) of both tiles. Also that the
-// producer's thread mapping covers each tile exactly once for either major.
+// producer's thread mapping covers each tile exactly once for either major, and that the
+// presplit form's workspace (CGR_PRESPLIT) holds each value once, where the stage wants it.
 // Built by tests/cli/t0706-recipe-gemm-emu.sh:
 //   c++ -std=c++17 -DCGR_KERNEL='"gen.cu"' -I include -I CUTLASS -I CUDA/include this.cpp
 #include <cutegen/abi.h>
@@ -61,6 +62,54 @@ static int check_mapping(const char *name, bool kmajor, int rows)
     return bad;
 }
 
+// The presplit workspace (CGR_PRESPLIT): over the first two row tiles of batch 1 (or 0)
+// and every k-tile, the big part of each (row, k) lands once in the big halves of its
+// tiles and nowhere else, and within its tile where CuTe's layout puts (row, k) of stage 0
+// (so that a tile copied to a stage as it is is the stage the WGMMAs read).
+template <class Layout, int ROWS, int ROW_TILES> static int check_presplit(const char *name, int tile)
+{
+    const int tiles = ROW_TILES < 2 ? ROW_TILES : 2, batch = 1;
+    const int64_t base = presplit_tile<ROWS, ROW_TILES>(batch, 0, 0);
+    const int64_t span = int64_t(tiles) * kKTiles * 2 * tile;
+    std::vector<int> hits(size_t(span), 0);
+    std::vector<uint32_t> store(size_t(tile) * kStages + 1024);
+    uint32_t *buf = reinterpret_cast<uint32_t *>((reinterpret_cast<uintptr_t>(store.data()) + 4095) & ~uintptr_t(4095));
+    auto t = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(buf)), Layout{});
+    int bad = 0;
+    for (int row = 0; row < tiles * ROWS; ++row)
+        for (int k = 0; k < kKTiles * kBK; ++k) {
+            const int64_t o = presplit_offset<ROWS, ROW_TILES>(batch, row, k) - base;
+            if (o < 0 || o >= span) {
+                if (bad++ < 5)
+                    printf("%s presplit (%d, %d): offset %lld outside [0, %lld)\n", name, row, k, (long long)o, (long long)span);
+                continue;
+            }
+            hits[size_t(o)]++;
+            const int64_t in_tile = o - (presplit_tile<ROWS, ROW_TILES>(batch, row / ROWS, k / kBK) - base);
+            if (in_tile < 0 || in_tile >= tile) {
+                if (bad++ < 5)
+                    printf("%s presplit (%d, %d): not in its tile's big part (%lld)\n", name, row, k, (long long)in_tile);
+                continue;
+            }
+            if ((row % 8) == 0 && (k % 5) == 0) {  // CuTe's layout, on a sample
+                memset(buf, 0, sizeof(uint32_t) * size_t(tile));
+                t(row % ROWS, k % kBK, 0) = tfloat32_t::bitcast(1u);
+                int at = -1;
+                for (int i = 0; i < tile; ++i)
+                    if (buf[i])
+                        at = i;
+                if (at != in_tile && bad++ < 5)
+                    printf("%s presplit (%d, %d): CuTe %d, presplit %lld\n", name, row, k, at, (long long)in_tile);
+            }
+        }
+    for (int64_t i = 0; i < span; ++i) {
+        const bool big = (i / tile) % 2 == 0;
+        if (hits[size_t(i)] != (big ? 1 : 0) && bad++ < 5)
+            printf("%s presplit: word %lld (%s half) hit %d times\n", name, (long long)i, big ? "big" : "small", hits[size_t(i)]);
+    }
+    return bad;
+}
+
 int main()
 {
     int bad = check_layout<SmemLayoutA>("A", kBM, kTileA) + check_layout<SmemLayoutB>("B", kBN, kTileB);
@@ -68,6 +117,7 @@ int main()
         bad += check_mapping(major ? "A K-major" : "A M-major", major, kBM);
         bad += check_mapping(major ? "B K-major" : "B N-major", major, kBN);
     }
+    bad += check_presplit<SmemLayoutA, kBM, kTilesM>("A", kTileA) + check_presplit<SmemLayoutB, kBN, kTilesN>("B", kTileB);
     printf("wgmma layout: tiles %dx%d and %dx%d, %d stages: %d mismatches\n", kBM, kBK, kBN, kBK, kStages, bad);
     return bad != 0;
 }
