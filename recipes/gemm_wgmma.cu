@@ -123,9 +123,17 @@ constexpr int kProducers = CGR_PRODUCERS;         // and those that load
 constexpr int kThreads = 128 * (kConsumers + kProducers);
 constexpr bool kAKMajor = CGR_A_KMAJOR != 0, kBKMajor = CGR_B_KMAJOR != 0;
 constexpr int kNin = CGR_NIN;
-constexpr int kKTiles = (kK + kBK - 1) / kBK;
+// CGR_PREC 2 (3xFP16, presplit only): big = fp16(x s), small = fp16(x s - big), s a power of
+// two per operand that brings its largest |x| into [2^14, 2^15) (fp16's range), undone on
+// the accumulator; the stages hold halves, two a 4-byte word, 64 of them a k-tile row.
+constexpr bool kF16 = CGR_PREC == 2;
+using Elem = std::conditional_t<kF16, half_t, tfloat32_t>;
+constexpr int kEPW = kF16 ? 2 : 1;        // elements a 4-byte word
+constexpr int kBKE = kBK * kEPW;          // a k-tile's depth in elements (one 128-byte row)
+constexpr int kKTiles = (kK + kBKE - 1) / kBKE;
 
-static_assert(kBK == 32, "BK: one 128-byte swizzle atom of floats");
+static_assert(kBK == 32, "BK: one 128-byte swizzle atom of 4-byte words");
+static_assert(CGR_PREC == 0 || CGR_PREC == 1 || (kF16 && CGR_PRESPLIT), "precision: 3xTF32, TF32, or 3xFP16 presplit");
 static_assert(kBM % 64 == 0 && kConsumers >= 1 && kConsumers <= 2, "BM: 64 or 128");
 static_assert(kBN % 16 == 0 && kBN >= 32 && kBN <= 256, "BN: 32 to 256, a multiple of 16");
 static_assert(kStages >= 2, "stages");
@@ -137,14 +145,14 @@ static_assert(CGR_VEC_B == 1 || CGR_VEC_B == 4, "vector width of B");
 
 // ---------------------------------------------------------------- layouts
 
-using SmemAtom = GMMA::Layout_K_SW128_Atom<tfloat32_t>;  // 8 rows x 32 floats, swizzled
-using SmemLayoutA = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<kBM>{}, Int<kBK>{}, Int<kStages>{})));
-using SmemLayoutB = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<kBN>{}, Int<kBK>{}, Int<kStages>{})));
-using MmaOp = decltype(GMMA::ss_op_selector<tfloat32_t, tfloat32_t, float, Shape<_64, Int<kBN>, _8>,
+using SmemAtom = GMMA::Layout_K_SW128_Atom<Elem>;  // 8 rows x 128 bytes, swizzled
+using SmemLayoutA = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<kBM>{}, Int<kBKE>{}, Int<kStages>{})));
+using SmemLayoutB = decltype(tile_to_shape(SmemAtom{}, make_shape(Int<kBN>{}, Int<kBKE>{}, Int<kStages>{})));
+using MmaOp = decltype(GMMA::ss_op_selector<Elem, Elem, float, Shape<_64, Int<kBN>, Int<kF16 ? 16 : 8>>,
                                             GMMA::Major::K, GMMA::Major::K>());
 using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<Int<kConsumers>, _1, _1>>{}));
 
-constexpr int kTileA = kBM * kBK, kTileB = kBN * kBK;  // floats of one stage's tile
+constexpr int kTileA = kBM * kBK, kTileB = kBN * kBK;  // 4-byte words of one stage's tile
 constexpr int kRaw = CGR_RAW_STAGES;  // k-tiles the producer's copies run ahead
 struct SharedStorage {
     alignas(1024) float a_big[kTileA * kStages];
@@ -188,15 +196,16 @@ template <bool KMajor> CUTE_HOST_DEVICE void load_coord(int t, int i, int &r, in
 // a batch is stored as its (big, small) k-tiles, each in the stage's layout, so that a
 // stage's tile is one contiguous bulk copy: tile (batch, row tile rt, k-tile kt) starts at
 // presplit_tile (its big part; the small part follows, ROWS x 32 floats on), and element
-// (row, k) of the batch lies at presplit_offset. tests/cli/recipe_wgmma_layout.cpp checks
-// both against CuTe's SmemLayoutA/B.
+// (row, k) of the batch lies at presplit_offset (in 4-byte words: with halves, element k
+// is the k % 2nd half of that word). tests/cli/recipe_wgmma_layout.cpp checks both against
+// CuTe's SmemLayoutA/B.
 template <int ROWS, int ROW_TILES> CUTE_HOST_DEVICE int64_t presplit_tile(int batch, int rt, int kt)
 {
     return ((int64_t(batch) * ROW_TILES + rt) * kKTiles + kt) * 2 * (ROWS * kBK);
 }
 template <int ROWS, int ROW_TILES> CUTE_HOST_DEVICE int64_t presplit_offset(int batch, int row, int k)
 {
-    return presplit_tile<ROWS, ROW_TILES>(batch, row / ROWS, k / kBK) + smem_offset(row % ROWS, k % kBK);
+    return presplit_tile<ROWS, ROW_TILES>(batch, row / ROWS, k / kBKE) + smem_offset(row % ROWS, k % kBKE / kEPW);
 }
 
 #include "tf32_mma.cuh"  // recipe:inline
@@ -433,14 +442,17 @@ constexpr int kBatchA = CGR_A_BSTRIDE != 0 ? kBatch : 1, kBatchB = CGR_B_BSTRIDE
 constexpr int64_t kWsA = int64_t(kBatchA) * kTilesM * kKTiles * 2 * kTileA;  // floats
 constexpr int64_t kWsB = int64_t(kBatchB) * kTilesN * kKTiles * 2 * kTileB;
 
-// Thread idx of the operand's presplit: 4 values along k of one row, read from G (K-major:
-// one 16-byte load where it can; ROWS-major: 4 loads, consecutive threads on consecutive
-// rows so that each load is coalesced), split and written as two 16-byte chunks.
-template <bool KMajor, int ROWS, int ROWS_MAX, int LD, int VEC, int64_t BSTRIDE, int NBATCH>
-__device__ __forceinline__ void presplit_one(const float *g, float *ws, int64_t idx)
+// Thread idx of the operand's presplit: one 16-byte chunk of the stage's row (4 values
+// along k, 8 with halves) of one row, read from G (K-major: 16-byte loads where it can;
+// ROWS-major: consecutive threads on consecutive rows, so that each load is coalesced).
+// PASS 0 folds the chunk's largest |x| into *amax (3xFP16's scale); PASS 1 splits it and
+// writes the big and small chunks.
+template <int PASS, bool KMajor, int ROWS, int ROWS_MAX, int LD, int VEC, int64_t BSTRIDE>
+__device__ __forceinline__ void presplit_one(const float *g, float *ws, int64_t idx, float scale, float &amax)
 {
     constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS, kRowsP = kRowTiles * ROWS;
-    constexpr int kChunks = kKTiles * 8;  // 4-float chunks along the padded k
+    constexpr int kChunks = kKTiles * 8;  // 16-byte chunks along the padded k
+    constexpr int kE = 4 * kEPW;          // elements a chunk
     const int64_t per_batch = int64_t(kRowsP) * kChunks;
     const int batch = int(idx / per_batch);
     const int64_t rem = idx % per_batch;
@@ -452,47 +464,99 @@ __device__ __forceinline__ void presplit_one(const float *g, float *ws, int64_t 
         c = int(rem / kRowsP);
         row = int(rem % kRowsP);
     }
-    const int k = c * 4;
+    const int k = c * kE;
     const float *gb = g + int64_t(batch) * BSTRIDE;
-    float x[4] = { 0.f, 0.f, 0.f, 0.f };
+    float x[kE];
+    CUTE_UNROLL
+    for (int j = 0; j < kE; ++j)
+        x[j] = 0.f;
     if (row < ROWS_MAX) {
         if constexpr (KMajor) {
             const float *q = gb + int64_t(row) * LD + k;
-            if (VEC == 4 && k + 3 < kK) {
-                const float4 v = *reinterpret_cast<const float4 *>(q);
-                x[0] = v.x; x[1] = v.y; x[2] = v.z; x[3] = v.w;
+            if (VEC == 4 && k + kE - 1 < kK) {
+                CUTE_UNROLL
+                for (int j = 0; j < kE; j += 4) {
+                    const float4 v = *reinterpret_cast<const float4 *>(q + j);
+                    x[j] = v.x; x[j + 1] = v.y; x[j + 2] = v.z; x[j + 3] = v.w;
+                }
             } else {
                 CUTE_UNROLL
-                for (int j = 0; j < 4; ++j)
+                for (int j = 0; j < kE; ++j)
                     if (k + j < kK) x[j] = q[j];
             }
         } else {
             CUTE_UNROLL
-            for (int j = 0; j < 4; ++j)
+            for (int j = 0; j < kE; ++j)
                 if (k + j < kK) x[j] = gb[int64_t(k + j) * LD + row];
         }
     }
+    if constexpr (PASS == 0) {
+        CUTE_UNROLL
+        for (int j = 0; j < kE; ++j)
+            amax = fmaxf(amax, fabsf(x[j]));  // NaN: dropped here, kept by the product
+        return;
+    }
     uint4 b, sm;
-    split(x[0], b.x, sm.x);
-    split(x[1], b.y, sm.y);
-    split(x[2], b.z, sm.z);
-    split(x[3], b.w, sm.w);
+    uint32_t *bw = reinterpret_cast<uint32_t *>(&b), *sw = reinterpret_cast<uint32_t *>(&sm);
+    if constexpr (kF16) {
+        CUTE_UNROLL
+        for (int j = 0; j < 4; ++j) {
+            const float v0 = x[2 * j] * scale, v1 = x[2 * j + 1] * scale;
+            const __half h0 = __float2half_rn(v0), h1 = __float2half_rn(v1);
+            const __half l0 = __float2half_rn(v0 - __half2float(h0)), l1 = __float2half_rn(v1 - __half2float(h1));
+            bw[j] = uint32_t(__half_as_ushort(h0)) | (uint32_t(__half_as_ushort(h1)) << 16);
+            sw[j] = uint32_t(__half_as_ushort(l0)) | (uint32_t(__half_as_ushort(l1)) << 16);
+        }
+    } else {
+        CUTE_UNROLL
+        for (int j = 0; j < 4; ++j)
+            split(x[j], bw[j], sw[j]);
+    }
     float *t = ws + presplit_offset<ROWS, kRowTiles>(batch, row, k);
     *reinterpret_cast<uint4 *>(t) = b;
     *reinterpret_cast<uint4 *>(t + ROWS * kBK) = sm;
 }
 
+// 3xFP16's scale of an operand whose largest |x| is amax: 2^(14 - floor(log2 amax)), so that
+// amax s lies in [2^14, 2^15); 1 for 0, infinities and NaN (their products are not finite anyway).
+__device__ __forceinline__ float f16_scale(float amax)
+{
+    if (!(amax > 0.f) || !isfinite(amax))
+        return 1.f;
+    return ldexpf(1.f, 14 - ilogbf(amax));
+}
+
 constexpr int64_t kPresplitA = int64_t(kBatchA) * kTilesM * kBM * kKTiles * 8;  // threads
 constexpr int64_t kPresplitB = int64_t(kBatchB) * kTilesN * kBN * kKTiles * 8;
 
-__global__ void __launch_bounds__(256) presplit_kernel(const Params p, float *ws)
+// The two operands' largest |x| (3xFP16) after the split's area: two words, zeroed first.
+constexpr int64_t kWsAmax = kWsA + kWsB;
+
+// PASS 0 (3xFP16 only): each operand's largest |x| into ws[kWsAmax + 0/1] (atomicMax on the
+// bits: non-negative floats order as their bits do). PASS 1: the split.
+template <int PASS> __global__ void __launch_bounds__(256) presplit_kernel(const Params p, float *ws)
 {
     const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    float sa = 1.f, sb = 1.f, ma = 0.f, mb = 0.f;
+    if (PASS == 1 && kF16) {
+        sa = f16_scale(ws[kWsAmax]);
+        sb = f16_scale(ws[kWsAmax + 1]);
+    }
     for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < kPresplitA + kPresplitB; i += stride) {
         if (i < kPresplitA)
-            presplit_one<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A, CGR_A_BSTRIDE, kBatchA>(p.in[CGR_A], ws, i);
+            presplit_one<PASS, kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A, CGR_A_BSTRIDE>(p.in[CGR_A], ws, i, sa, ma);
         else
-            presplit_one<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B, CGR_B_BSTRIDE, kBatchB>(p.in[CGR_B], ws + kWsA, i - kPresplitA);
+            presplit_one<PASS, kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B, CGR_B_BSTRIDE>(p.in[CGR_B], ws + kWsA, i - kPresplitA, sb, mb);
+    }
+    if constexpr (PASS == 0) {
+        for (int o = 16; o > 0; o /= 2) {
+            ma = fmaxf(ma, __shfl_xor_sync(0xffffffffu, ma, o));
+            mb = fmaxf(mb, __shfl_xor_sync(0xffffffffu, mb, o));
+        }
+        if (threadIdx.x % 32 == 0) {
+            atomicMax(reinterpret_cast<unsigned *>(ws + kWsAmax), __float_as_uint(ma));
+            atomicMax(reinterpret_cast<unsigned *>(ws + kWsAmax + 1), __float_as_uint(mb));
+        }
     }
 }
 
@@ -502,7 +566,7 @@ __device__ __forceinline__ void produce_presplit(const float *ws, SharedStorage 
 {
     using TxBarrier = cutlass::arch::ClusterTransactionBarrier;
     const int ba = kBatchA > 1 ? batch : 0, bb = kBatchB > 1 ? batch : 0;
-    constexpr int kParts = CGR_PREC == 0 ? 2 : 1;
+    constexpr int kParts = CGR_PREC == 1 ? 1 : 2;
     for (int kt = 0; kt < kKTiles; ++kt) {
         const int stage = kt % kStages;
         if (kt >= kStages)
@@ -521,14 +585,14 @@ __device__ __forceinline__ void produce_presplit(const float *ws, SharedStorage 
 
 // ---------------------------------------------------------------- the consumers
 
-__device__ __forceinline__ void consume(const Params &p, SharedStorage &s, int batch, int tm, int tn, int t)
+__device__ __forceinline__ void consume(const Params &p, SharedStorage &s, const float *ws, int batch, int tm, int tn, int t)
 {
     TiledMma mma;
     auto thr = mma.get_slice(t);
-    Tensor sAb = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(s.a_big)), SmemLayoutA{});
-    Tensor sAs = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(s.a_small)), SmemLayoutA{});
-    Tensor sBb = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(s.b_big)), SmemLayoutB{});
-    Tensor sBs = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(s.b_small)), SmemLayoutB{});
+    Tensor sAb = make_tensor(make_smem_ptr(reinterpret_cast<Elem *>(s.a_big)), SmemLayoutA{});
+    Tensor sAs = make_tensor(make_smem_ptr(reinterpret_cast<Elem *>(s.a_small)), SmemLayoutA{});
+    Tensor sBb = make_tensor(make_smem_ptr(reinterpret_cast<Elem *>(s.b_big)), SmemLayoutB{});
+    Tensor sBs = make_tensor(make_smem_ptr(reinterpret_cast<Elem *>(s.b_small)), SmemLayoutB{});
     Tensor rAb = thr.make_fragment_A(thr.partition_A(sAb));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
     Tensor rAs = thr.make_fragment_A(thr.partition_A(sAs));
     Tensor rBb = thr.make_fragment_B(thr.partition_B(sBb));  // (MMA,MMA_N,MMA_K,PIPE)
@@ -551,7 +615,7 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, int b
         warpgroup_arrive();
         CUTE_UNROLL
         for (int kb = 0; kb < (CGR_LAB_NO_MMA ? 0 : int(size<2>(rAb))); ++kb) {
-            if constexpr (CGR_PREC == 0) {
+            if constexpr (CGR_PREC != 1) {
                 gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), target);
                 mma.accumulate_ = GMMA::ScaleOut::One;
                 gemm(mma, rAb(_, _, kb, stage), rBs(_, _, kb, stage), target);
@@ -602,6 +666,12 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, int b
             }
         }
     }
+    if constexpr (kF16) {  // the operands' scales undone (powers of two: exact)
+        const float u = 1.f / (f16_scale(ws[kWsAmax]) * f16_scale(ws[kWsAmax + 1]));
+        CUTE_UNROLL
+        for (int i = 0; i < size(acc); ++i)
+            acc(i) *= u;
+    }
     store_tile(p, acc, tCcC, int64_t(batch) * kM);
 }
 
@@ -622,14 +692,15 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const
         cutlass::arch::fence_barrier_init();
     }
     __syncthreads();
-    if (CGR_PRESPLIT && wg < kProducers) {
-        if (threadIdx.x == 0 && !tile_skipped(tm, tn))
-            produce_presplit(ws, s, batch, tm, tn);
-    } else if (wg < kProducers) {
-        if (!tile_skipped(tm, tn))
+    if (wg < kProducers) {
+        if constexpr (CGR_PRESPLIT != 0) {
+            if (threadIdx.x == 0 && !tile_skipped(tm, tn))
+                produce_presplit(ws, s, batch, tm, tn);
+        } else if (!tile_skipped(tm, tn)) {
             produce(p, s, batch, tm, tn, wg, kProducers == 1 ? int(threadIdx.x) : int(threadIdx.x % 128));
+        }
     } else {
-        consume(p, s, batch, tm, tn, threadIdx.x - 128 * kProducers);
+        consume(p, s, ws, batch, tm, tn, threadIdx.x - 128 * kProducers);
     }
 }
 #endif  // CGR_GEMM_EMULATE
@@ -640,7 +711,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
-    return CGR_PRESPLIT ? size_t(cgr_gemm::kWsA + cgr_gemm::kWsB) * sizeof(float) : 0;
+    return CGR_PRESPLIT ? size_t(cgr_gemm::kWsAmax + 4) * sizeof(float) : 0;
 }
 
 CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
@@ -662,13 +733,18 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_LAUNCH_FAILED;
     float *ws = nullptr;
     if constexpr (CGR_PRESPLIT != 0) {
-        if (workspace == nullptr || workspace_bytes < size_t(kWsA + kWsB) * sizeof(float) ||
+        if (workspace == nullptr || workspace_bytes < size_t(kWsAmax + 4) * sizeof(float) ||
             reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
             return CG_BAD_WORKSPACE;
         ws = static_cast<float *>(workspace);
         const int64_t n = kPresplitA + kPresplitB;
         const int blocks = int(n / 256 < 132 * 16 ? (n + 255) / 256 : 132 * 16);
-        presplit_kernel<<<blocks, 256, 0, stream>>>(p, ws);
+        if constexpr (kF16) {
+            if (cudaMemsetAsync(ws + kWsAmax, 0, 2 * sizeof(float), stream) != cudaSuccess)
+                return CG_LAUNCH_FAILED;
+            presplit_kernel<0><<<blocks, 256, 0, stream>>>(p, ws);
+        }
+        presplit_kernel<1><<<blocks, 256, 0, stream>>>(p, ws);
     } else {
         (void)workspace; (void)workspace_bytes;
     }

@@ -350,6 +350,9 @@ typedef struct recipe_gemm_params {
                         as A @ (sum of B's rows) (recipe_gemm_sumb) */
     int wgmma;       /* recipes/gemm_wgmma.cu (sm_90: warpgroup MMAs fed by a producer
                         warpgroup that splits the operands): bm/64 consumer warpgroups */
+    int presplit;    /* gemm_wgmma.cu: the operands split before the product by a kernel of
+                        their own, into the workspace, and the producer one thread of bulk
+                        copies (CGR_PRESPLIT) */
 } recipe_gemm_params;
 /* The tuning parameters of recipes/conv_tc.cu (CONV). */
 typedef struct recipe_conv_params {

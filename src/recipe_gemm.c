@@ -1217,9 +1217,10 @@ static int wgmma_smem(const recipe_gemm_params *t)
  * Hopper's warpgroup MMAs (sm_90; recipes/gemm_wgmma.cu): 128 x 128 tiles (two consumer
  * warpgroups) at 3 stages, and 64 x 128 (one) at 4 where 128 x 128 tiles leave SMs idle;
  * neither where the tiles would keep fewer than half the SMs busy (no split-K here), nor
- * for row reductions (gemm_tc.cu does those), nor below sm_90.
+ * for row reductions (gemm_tc.cu does those), nor below sm_90. At most LIMIT of them.
  */
-static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, const recipe_hw *hw)
+static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, const recipe_hw *hw,
+                      int presplit, int prec, int limit)
 {
     const recipe_gemm_plan *g = &p->gemm;
     static const int cand[][3] = { { 128, 128, 3 }, { 64, 128, 4 } };
@@ -1230,6 +1231,8 @@ static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, 
         recipe_gemm_params t;
         memset(&t, 0, sizeof t);
         t.wgmma = 1;
+        t.presplit = presplit;
+        t.prec = prec;
         t.bm = cand[c][0], t.bn = cand[c][1], t.bk = 32, t.stages = cand[c][2];
         t.wm = t.bm / 64, t.wn = 1;
         t.split_k = 1;
@@ -1242,9 +1245,32 @@ static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, 
             continue;
         if (2 * tiles < hw->sms) /* most SMs idle: gemm_tc.cu's split-K does better */
             continue;
+        if (limit-- <= 0)
+            break;
         n = push_params(out, n, max, &t, 128 * (t.bm / 64 + 1));
     }
     return n;
+}
+
+/*
+ * Whether the WGMMA kernel with its operands split before the product in 3xFP16 comes
+ * first: where the split's traffic (each operand element read twice, for its scale and
+ * its split, and written once as two halves: ~12 bytes) is small against the product's
+ * tensor-core time, i.e. where the product does at least 1024 flops an operand element.
+ * H100, lab round 52 (docs/perf.md): 1_Square (4096 flops an element) 0.907 ms against
+ * mma.sync's 1.758; 8_Matmul_with_irregular_shapes_ (4330) 1.705 against 6.365; level 2
+ * #76 (1820) 0.890 ms, 3.16x eager (mma.sync's row of the H200 table: 1.59x); the batched
+ * 3_Batched_matrix_multiplication (820: each batch its own B) 5.855 ms, slower than
+ * eager's 5.296.
+ */
+static bool presplit_first(const recipe_gemm_plan *g)
+{
+    double ea = (double)g->m * g->k * (g->a_bstride ? g->batch : 1);
+    double eb = (double)g->n * g->k * (g->b_bstride ? g->batch : 1);
+    double flops = 2.0 * g->m * g->n * (double)g->k * g->batch;
+    /* and K at least 8 of its 64-deep k-tiles: with a short K writing C is the work, which
+     * one CTA an SM cannot overlap with the next tile's loads (recipe_gemm_variants' cost) */
+    return ea + eb > 0 && flops / (ea + eb) >= 1024 && g->k >= 512;
 }
 
 /* Whether a tensor-core tile runs 3xFP16 well: k-blocks are paired within a 32-deep
@@ -1345,6 +1371,12 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         ns++;
     }
     qsort(s, (size_t)ns, sizeof s[0], by_cost);
+    /* first where the product is long against its operands: the WGMMA kernel in 3xFP16
+     * with the operands split before it (presplit_first) */
+    int before = n;
+    if (presplit_first(g))
+        n = push_wgmma(out, n, max, p, hw, 1, RECIPE_GEMM_3XF16, 1);
+    const bool wgmma_first = n > before;
     /* the cheapest four in 3xFP16 where it fits (H200, lab rounds 42-45, docs/perf.md:
      * 1_Square 1.756 ms against 3xTF32's 1.989, as exact) */
     for (int i = 0; i < ns; i++)
@@ -1361,14 +1393,17 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         t.prec = RECIPE_GEMM_3XTF32;
         n = push_params(out, n, max, &t, 32 * t.wm * t.wn);
     }
-    /* after mma.sync's: on the H200 the WGMMA kernel is correct but slower (lab rounds
-     * 32-36, docs/perf.md: 1_Square 2.63 ms against 1.97; its producer is the limit) */
-    n = push_wgmma(out, n, max, p, hw);
+    /* then the rest of the WGMMA kernels: 3xFP16 with the operands split first where not
+     * first already, the two cheapest tiles in plain TF32 (flagged), and the WGMMA kernel
+     * in 3xTF32 (no fp16 range to leave: no scale); not the in-kernel split, slower than
+     * mma.sync (lab rounds 32-37) and than these (round 52) */
+    n = push_wgmma(out, n, max, p, hw, 1, RECIPE_GEMM_3XF16, wgmma_first ? 0 : 2);
     for (int i = 0; i < ns && i < 2; i++) {
         recipe_gemm_params t = s[i].t;
         t.prec = RECIPE_GEMM_TF32;
         n = push_params(out, n, max, &t, 32 * t.wm * t.wn);
     }
+    n = push_wgmma(out, n, max, p, hw, 1, RECIPE_GEMM_3XTF32, 2);
     for (int i = 4; i < ns; i++) {
         recipe_gemm_params t = s[i].t;
         t.prec = RECIPE_GEMM_3XTF32;
@@ -1394,9 +1429,9 @@ void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
         return;
     }
     if (t->wgmma) {
-        strbuf_addf(out, "gemm wgmma %s tile=%dx%dx%d warpgroups=1+%d stages=%d group=%d",
+        strbuf_addf(out, "gemm wgmma %s tile=%dx%dx%d warpgroups=1+%d stages=%d group=%d%s",
                     recipe_prec_name(t->prec), t->bm, t->bn, t->bk, t->bm / 64,
-                    t->stages, t->group);
+                    t->stages, t->group, t->presplit ? " presplit" : "");
         return;
     }
     strbuf_addf(out, "gemm %s tile=%dx%dx%d warps=%dx%d stages=%d split_k=%d group=%d minb=%d",
@@ -1470,6 +1505,8 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     t->split_k > 0 ? t->split_k : 1, t->group > 0 ? t->group : 8, t->prec);
         int64_t split = t->split_k > 0 ? t->split_k : 1;
         strbuf_addf(sb, "#define CGR_PROMOTE %d\n", recipe_tf32_promote((g->k + split - 1) / split));
+        if (t->wgmma)
+            strbuf_addf(sb, "#define CGR_PRESPLIT %d\n", t->presplit);
         /* GroupNorm's scratch is read back at once: plain stores keep it in L2 */
         strbuf_addf(sb, "#define CGR_STORE_STREAM %d\n", p->r > 0 ? 0 : RECIPE_GEMM_STORE_STREAM);
     }

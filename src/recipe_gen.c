@@ -805,7 +805,8 @@ int recipe_precision_gambles(recipe_params *v, int n, int max, bool conv)
 {
     if (n < 1 || max < 3)
         return n;
-    bool f16 = *prec_of(&v[0], conv) == RECIPE_GEMM_3XF16;
+    /* 2xFP16 is gemm_tc.cu's and conv_tc.cu's (not gemm_wgmma.cu's) */
+    bool f16 = *prec_of(&v[0], conv) == RECIPE_GEMM_3XF16 && (conv || !v[0].gemm.wgmma);
     n = put_prec_at(v, n, max, conv, RECIPE_GEMM_TF32, 1);
     if (f16)
         n = put_prec_at(v, n, max, conv, RECIPE_GEMM_2XF16, 2);

@@ -8,10 +8,15 @@
 # memory-bound kernel before the product (each operand read once, its big and small parts
 # written once, already in the stages' swizzled layout), the producer is one thread issuing
 # four bulk copies a stage, and the consumers' ~1.9x over mma.sync should show.
+# Also the same in 3xFP16 (CGR_PREC 2: fp16 halves of x s, s a power of two per operand
+# bringing its largest |x| under 2^15, undone on the accumulator): twice the tensor rate of
+# TF32 WGMMAs and half the bytes a k-element, for the same 64 KB stages.
 # Predictions: correct everywhere (the consumers are round 32's, unchanged); 1_Square
 # 1.77 ms (3xFP16, H200) -> 1.1-1.3 ms (consumers ~1.0-1.1 ms at full clocks + ~0.1 ms
 # presplit); the transposed and batched ones likewise 1.3-1.6x faster than variant 0; #8
-# (irregular shapes, 8205 x 2949 x 5921: padding and 4-byte loads) least.
+# (irregular shapes, 8205 x 2949 x 5921: padding and 4-byte loads) least; 3xFP16 another
+# 1.3-1.6x over the TF32 presplit (0.7-0.9 ms on 1_Square), bound by L2 traffic rather than
+# the tensor cores (64 KB a CTA a k-tile).
 # OUT default .deps/lab52.   LAB=.deps/lab52 tests/gpu/evidence.sh lab
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,6 +32,7 @@ for t in level1/1 level1/8 level1/3 level1/17 level2/76 level1/16; do
   w=$(listed "$spec" "gemm wgmma")
   [ -n "$w" ] || { echo "round52: $t has no WGMMA variant"; continue; }
   p "$d" "$t" "$spec" "$w" wgmma-presplit "CGR_PRESPLIT 1"
+  p "$d" "$t" "$spec" "$w" wgmma-presplit-3xf16 "CGR_PRESPLIT 1" "$(def PREC 2)"
   case $t in level1/1|level1/8) p "$d" "$t" "$spec" 0 v0 ;; esac
   [ "$t" = level1/1 ] && p "$d" "$t" "$spec" "$w" wgmma-insplit
 done

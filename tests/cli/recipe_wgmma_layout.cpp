@@ -18,23 +18,40 @@ template <class T> inline T __ldg(const T *p) { return *p; }
 
 using namespace cgr_gemm;
 
-// Where CuTe's layout puts (r, k, s): the one nonzero word after writing there.
+// An element whose bits are 1 (tf32 or, with 3xFP16, half).
+static Elem one_bits()
+{
+    Elem e;
+    const uint32_t one = 1;  // little-endian: the element's low bits
+    std::memcpy(&e, &one, sizeof e);
+    return e;
+}
+
+// The element index of the one nonzero element of words buf[0..n).
+static int nonzero_at(const uint32_t *buf, int n)
+{
+    int at = -1;
+    for (int i = 0; i < n; ++i)
+        if (buf[i])
+            at = i * kEPW + (kEPW == 2 && (buf[i] & 0xffffu) == 0 ? 1 : 0);
+    return at;
+}
+
+// Where CuTe's layout puts (r, k, s) (k an element: a word with tf32, half a word with
+// halves): the one nonzero element after writing there, against smem_offset's word.
 template <class Layout> static int check_layout(const char *name, int rows, int tile)
 {
     std::vector<uint32_t> store(size_t(tile) * kStages + 1024);
     uint32_t *buf = reinterpret_cast<uint32_t *>((reinterpret_cast<uintptr_t>(store.data()) + 4095) & ~uintptr_t(4095));
-    auto t = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(buf)), Layout{});
+    auto t = make_tensor(make_smem_ptr(reinterpret_cast<Elem *>(buf)), Layout{});
     int bad = 0;
     for (int s = 0; s < kStages; ++s)
         for (int r = 0; r < rows; ++r)
-            for (int k = 0; k < kBK; ++k) {
+            for (int k = 0; k < kBKE; ++k) {
                 memset(buf, 0, sizeof(uint32_t) * size_t(tile) * kStages);
-                t(r, k, s) = tfloat32_t::bitcast(1u);
-                int at = -1;
-                for (int i = 0; i < tile * kStages; ++i)
-                    if (buf[i])
-                        at = i;
-                const int ours = s * tile + smem_offset(r, k);
+                t(r, k, s) = one_bits();
+                const int at = nonzero_at(buf, tile * kStages);
+                const int ours = (s * tile + smem_offset(r, k / kEPW)) * kEPW + k % kEPW;
                 if (at != ours && bad++ < 5)
                     printf("%s (%d, %d, stage %d): CuTe %d, smem_offset %d\n", name, r, k, s, at, ours);
             }
@@ -74,10 +91,10 @@ template <class Layout, int ROWS, int ROW_TILES> static int check_presplit(const
     std::vector<int> hits(size_t(span), 0);
     std::vector<uint32_t> store(size_t(tile) * kStages + 1024);
     uint32_t *buf = reinterpret_cast<uint32_t *>((reinterpret_cast<uintptr_t>(store.data()) + 4095) & ~uintptr_t(4095));
-    auto t = make_tensor(make_smem_ptr(reinterpret_cast<tfloat32_t *>(buf)), Layout{});
+    auto t = make_tensor(make_smem_ptr(reinterpret_cast<Elem *>(buf)), Layout{});
     int bad = 0;
     for (int row = 0; row < tiles * ROWS; ++row)
-        for (int k = 0; k < kKTiles * kBK; ++k) {
+        for (int k = 0; k < kKTiles * kBKE; k += kEPW) {
             const int64_t o = presplit_offset<ROWS, ROW_TILES>(batch, row, k) - base;
             if (o < 0 || o >= span) {
                 if (bad++ < 5)
@@ -85,21 +102,21 @@ template <class Layout, int ROWS, int ROW_TILES> static int check_presplit(const
                 continue;
             }
             hits[size_t(o)]++;
-            const int64_t in_tile = o - (presplit_tile<ROWS, ROW_TILES>(batch, row / ROWS, k / kBK) - base);
+            const int64_t in_tile = o - (presplit_tile<ROWS, ROW_TILES>(batch, row / ROWS, k / kBKE) - base);
             if (in_tile < 0 || in_tile >= tile) {
                 if (bad++ < 5)
                     printf("%s presplit (%d, %d): not in its tile's big part (%lld)\n", name, row, k, (long long)in_tile);
                 continue;
             }
-            if ((row % 8) == 0 && (k % 5) == 0) {  // CuTe's layout, on a sample
-                memset(buf, 0, sizeof(uint32_t) * size_t(tile));
-                t(row % ROWS, k % kBK, 0) = tfloat32_t::bitcast(1u);
-                int at = -1;
-                for (int i = 0; i < tile; ++i)
-                    if (buf[i])
-                        at = i;
-                if (at != in_tile && bad++ < 5)
-                    printf("%s presplit (%d, %d): CuTe %d, presplit %lld\n", name, row, k, at, (long long)in_tile);
+            if ((row % 8) == 0 && (k % 5) < kEPW) {  // CuTe's layout, on a sample (both halves of a word)
+                for (int h = 0; h < kEPW; ++h) {
+                    memset(buf, 0, sizeof(uint32_t) * size_t(tile));
+                    t(row % ROWS, (k + h) % kBKE, 0) = one_bits();
+                    const int at = nonzero_at(buf, tile);
+                    if (at != in_tile * kEPW + h && bad++ < 5)
+                        printf("%s presplit (%d, %d): CuTe %d, presplit %lld\n", name, row, k + h, at,
+                               (long long)(in_tile * kEPW + h));
+                }
             }
         }
     for (int64_t i = 0; i < span; ++i) {
@@ -113,7 +130,7 @@ template <class Layout, int ROWS, int ROW_TILES> static int check_presplit(const
 int main()
 {
     int bad = check_layout<SmemLayoutA>("A", kBM, kTileA) + check_layout<SmemLayoutB>("B", kBN, kTileB);
-    for (int major = 0; major < 2; ++major) {
+    for (int major = 0; major < 2 && !kF16; ++major) {  // the in-kernel split (tf32 only)
         bad += check_mapping(major ? "A K-major" : "A M-major", major, kBM);
         bad += check_mapping(major ? "B K-major" : "B N-major", major, kBN);
     }

@@ -785,14 +785,19 @@ static void test_gemm_variants(void **state)
     recipe_params v[RECIPE_MAX_VARIANTS];
     load("matmul", &p);
     int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 5);
+    /* mma.sync's (the WGMMA kernels: test_gemm_wgmma), in their order */
+    int nm = 0;
+    for (int i = 0; i < n; i++)
+        if (!v[i].gemm.wgmma)
+            v[nm++] = v[i];
+    n = nm;
     assert_true(n >= 4);
     assert_int_equal(v[0].gemm.bk % 32, 0);
     assert_int_equal(v[0].gemm.prec, RECIPE_GEMM_3XF16);
     int tf32 = 0, exact_tf32 = 0;
     for (int i = 0; i < n; i++) {
         const recipe_gemm_params *t = &v[i].gemm;
-        if (t->wgmma) /* test_gemm_wgmma */
-            continue;
         assert_int_equal(v[i].threads, 32 * t->wm * t->wn);
         assert_true((t->bm + t->bn) * t->bk * 4 * t->stages <= hw.smem_per_block);
         assert_int_equal(t->bm % (16 * t->wm), 0);
@@ -968,11 +973,15 @@ static void test_gemm_variants(void **state)
     strbuf_release(&err);
 }
 
-/* Hopper's warpgroup MMAs (recipes/gemm_wgmma.cu): offered on sm_90 for plain products of
- * every operand layout, with one producer warpgroup besides the bm/64 consumers and their
- * shared memory within the SM's, after mma.sync's first choices; 64 x 128 tiles where
- * 128 x 128 ones are too few; not below sm_90, not for row reductions, not where the tiles
- * would leave most SMs idle (M = N = 256: gemm_tc.cu's split-K instead). */
+/* Hopper's warpgroup MMAs (recipes/gemm_wgmma.cu), always with the operands split before
+ * the product (CGR_PRESPLIT 1), in 3xFP16 and in 3xTF32: offered on sm_90 for plain
+ * products of every operand layout, with one producer warpgroup besides the bm/64
+ * consumers and their shared memory within the SM's; the 3xFP16 one first where the
+ * product does at least 1024 flops an operand element and K is at least 512
+ * (presplit_first), else after
+ * mma.sync's first choices; 64 x 128 tiles where 128 x 128 ones are too few; not below
+ * sm_90, not for row reductions, not where the tiles would leave most SMs idle (M = N =
+ * 256: gemm_tc.cu's split-K instead). */
 static void test_gemm_wgmma(void **state)
 {
     (void)state;
@@ -980,10 +989,14 @@ static void test_gemm_wgmma(void **state)
     recipe_hw_default(&hw);
     recipe_plan p;
     recipe_params v[RECIPE_MAX_VARIANTS];
-    static const char *offered[] = { "matmul", "matmul_ta", "matmul_tb", "matmul_tab", "bmm", "matmul_irregular",
-                                     "l2_gemm_add_relu", "triu_matmul" };
+    static const struct {
+        const char *fixture;
+        bool first; /* 3xFP16 presplit first */
+    } offered[] = { { "matmul", true }, { "matmul_ta", true }, { "matmul_tb", true }, { "matmul_tab", true },
+                    { "bmm", false }, { "matmul_irregular", true }, { "l2_gemm_add_relu", true },
+                    { "triu_matmul", true } };
     for (size_t f = 0; f < sizeof offered / sizeof offered[0]; f++) {
-        load(offered[f], &p);
+        load(offered[f].fixture, &p);
         int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
         int w = 0;
         for (int i = 0; i < n; i++) {
@@ -991,26 +1004,40 @@ static void test_gemm_wgmma(void **state)
             if (!t->wgmma)
                 continue;
             w++;
+            assert_int_equal(t->presplit, 1); /* the in-kernel split: a lab form */
             assert_int_equal(v[i].threads, 128 * (t->bm / 64 + 1));
             assert_int_equal(t->bk, 32);
             assert_int_equal(t->split_k, 1);
             assert_true(2 * t->stages * (t->bm + t->bn) * t->bk * 4 + 1024 <= hw.smem_per_block);
         }
         assert_true(w >= 1);
-        /* after mma.sync's first choices (slower on the H200: lab rounds 32-36) */
-        int k = 0;
-        while (!v[k].gemm.wgmma)
-            k++;
-        assert_true(k >= 1 && !v[0].gemm.wgmma);
-        strbuf cu = STRBUF_INIT, err = STRBUF_INIT, line = STRBUF_INIT;
-        assert_int_equal(recipe_generate(&p, &v[k], recipe_dir(), &cu, &err), 0);
-        assert_non_null(strstr(cu.buf, "GMMA::Layout_K_SW128_Atom"));
-        assert_non_null(strstr(cu.buf, "#define CGR_BM 128\n"));
-        recipe_params_format(&v[k], &line);
-        assert_non_null(strstr(line.buf, "gemm wgmma 3xtf32 tile=128x128x32 warpgroups=1+2"));
-        strbuf_release(&cu);
-        strbuf_release(&err);
-        strbuf_release(&line);
+        const recipe_gemm_plan *g = &p.gemm;
+        double elems = (double)g->m * g->k * (g->a_bstride ? g->batch : 1) +
+                       (double)g->n * g->k * (g->b_bstride ? g->batch : 1);
+        double intensity = 2.0 * g->m * g->n * (double)g->k * g->batch / elems;
+        assert_true((intensity >= 1024 && g->k >= 512) == offered[f].first);
+        assert_true(v[0].gemm.wgmma == offered[f].first);
+        for (int prec = RECIPE_GEMM_3XTF32; prec <= RECIPE_GEMM_3XF16; prec += RECIPE_GEMM_3XF16) {
+            int j = 0;
+            while (j < n && !(v[j].gemm.wgmma && v[j].gemm.prec == prec))
+                j++;
+            if (j == n) { /* the 3xTF32 one comes last: it may not fit the list */
+                assert_int_equal(prec, RECIPE_GEMM_3XTF32);
+                continue;
+            }
+            assert_true(offered[f].first || j >= 1);
+            strbuf cu = STRBUF_INIT, err = STRBUF_INIT, line = STRBUF_INIT;
+            assert_int_equal(recipe_generate(&p, &v[j], recipe_dir(), &cu, &err), 0);
+            assert_non_null(strstr(cu.buf, "GMMA::Layout_K_SW128_Atom"));
+            assert_non_null(strstr(cu.buf, "#define CGR_PRESPLIT 1\n"));
+            assert_non_null(strstr(cu.buf, prec == RECIPE_GEMM_3XF16 ? "#define CGR_PREC 2\n" : "#define CGR_PREC 0\n"));
+            recipe_params_format(&v[j], &line);
+            assert_non_null(strstr(line.buf, prec == RECIPE_GEMM_3XF16 ? "gemm wgmma 3xf16 tile=" : "gemm wgmma 3xtf32 tile="));
+            assert_non_null(strstr(line.buf, " presplit"));
+            strbuf_release(&cu);
+            strbuf_release(&err);
+            strbuf_release(&line);
+        }
         recipe_plan_release(&p);
     }
     static const char *not_offered[] = { "matmul_large_k", "kb_l2_99_gelu_softmax", "kb_l2_22_lse_mish" };
@@ -1022,7 +1049,7 @@ static void test_gemm_wgmma(void **state)
         recipe_plan_release(&p);
     }
     /* 1024 x 1024: 64 tiles of 128 x 128 would leave half the SMs idle, 128 of 64 x 128
-     * (one consumer warpgroup) do not */
+     * (one consumer warpgroup) do not; first (1024 flops an element at K 4096) */
     load("matmul", &p);
     p.gemm.m = p.gemm.n = 1024;
     int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
@@ -1033,7 +1060,7 @@ static void test_gemm_wgmma(void **state)
             assert_int_equal(v[i].threads, 256);
             small++;
         }
-    assert_int_equal(small, 1);
+    assert_true(small >= 1 && v[0].gemm.wgmma && v[0].gemm.prec == RECIPE_GEMM_3XF16);
     recipe_plan_release(&p);
     /* an A100: mma.sync only */
     hw.sm = 80;
