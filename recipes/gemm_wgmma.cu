@@ -1,5 +1,6 @@
 // recipes/gemm_wgmma.cu: an fp32 GEMM on Hopper's warpgroup MMAs (WGMMA, sm_90a) in
-// split precision (3xTF32), with a fused pointwise epilogue.
+// split precision (3xTF32, or 3xFP16 with the operands split first), with a fused
+// pointwise epilogue.
 //
 // C[b](m, n) = epi(sum_k A[b](m, k) * B[b](n, k), inputs at (row, n)), the problem and its
 // parameters as in gemm_tc.cu (the same CGR_* names; the generator writes the same
@@ -31,12 +32,12 @@
 //
 // Shared memory a stage: (BM + BN) x 32 floats, twice (big, small): 64 KB at 128 x 128.
 //
-// Status (H200, lab rounds 32-36, docs/perf.md): correct and clean under compute-sanitizer,
-// but slower than gemm_tc.cu (1_Square 2.63 ms against 1.97), so the generator offers it
-// after mma.sync's first five variants. Timed apart (round 36, under ncu): the consumers
-// alone 1.38 ms, the producer alone 2.46, the whole 3.29 (gemm_tc.cu 2.66): the one
-// producer warpgroup's instructions are the limit (deeper loads, CGR_RAW_STAGES or TMA,
-// did not help); more producer warps, or consumers splitting in their idle time, next.
+// Status (docs/perf.md): the in-kernel split (CGR_PRESPLIT 0) is correct but slower than
+// gemm_tc.cu (H200, lab rounds 32-37: 1_Square 2.09-2.63 ms against 1.97; the one producer
+// warpgroup's instruction stream is the limit). With the split before the product (H100,
+// lab round 52) 1_Square takes 1.471 ms in 3xTF32 and 0.907 in 3xFP16 (CGR_PREC 2)
+// against gemm_tc.cu's 1.758: the generator offers the 3xFP16 presplit form first where
+// the product is long against its operands (src/recipe_gemm.c presplit_first).
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
 #include <cute/arch/mma_sm90.hpp>
@@ -71,7 +72,7 @@
 #define CGR_MINB 1
 #define CGR_SPLITK 1
 #define CGR_GROUP 8         // tile-rows walked together
-#define CGR_PREC 0          // 0 3xTF32 (1 TF32: big parts only)
+#define CGR_PREC 0          // 0 3xTF32 (1 TF32: big parts only; 2 3xFP16, presplit only)
 #define CGR_PROMOTE 1       // 0: chain into the accumulator; else a k-tile's products promoted
 #define CGR_STORE_STREAM 0
 #define CGR_TRI 0
