@@ -196,6 +196,17 @@ def load_report(path):
     return rows
 
 
+def load_reports(args):
+    """[(label, rows)] of FILE[:LABEL] arguments, in order, and the one GPU they were
+    measured on (one_gpu)."""
+    reports, paths = [], []
+    for arg in args:
+        path, label = split_report_arg(arg)
+        reports.append((label, load_report(path)))
+        paths.append(path)
+    return reports, one_gpu(paths)
+
+
 def report_gpus(path):
     """The GPUs a report's measurements ran on: the "hardware" of its kernelbench
     section's samples (`cutegen report` writes the GPU's name there), blanks left out."""
@@ -443,18 +454,8 @@ def main(argv=None):
     ap.add_argument("--format", choices=("md", "json"), default="md")
     a = ap.parse_args(argv)
     try:
-        reports, paths = [], []
-        for arg in a.report:
-            path, label = split_report_arg(arg)
-            reports.append((label, load_report(path)))
-            paths.append(path)
-        gpu = one_gpu(paths)
-        others, other_paths = [], []
-        for arg in a.other_report:
-            path, label = split_report_arg(arg)
-            others.append((label, load_report(path)))
-            other_paths.append(path)
-        other_gpu = one_gpu(other_paths)
+        reports, gpu = load_reports(a.report)
+        others, other_gpu = load_reports(a.other_report)
         if gpu and other_gpu == gpu:
             raise BadInput("--other-report: those reports come from %s, the table's own GPU: "
                            "give them with --report" % gpu)
