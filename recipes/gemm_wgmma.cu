@@ -434,11 +434,12 @@ __device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int b
 // operand becomes, in the workspace, its (big, small) k-tiles in exactly the stage's
 // swizzled layout (smem_offset), zero-padded to whole tiles:
 //   tile (batch, row tile, k-tile, part) at ((batch * ROW_TILES + rt) * kKTiles + kt) * 2 + part,
-// TILE = ROWS x 32 floats each. The producer is then one thread issuing a stage's four
-// bulk copies (cp.async.bulk, completing on the stage's full mbarrier): no loads into
-// registers, no split, no stores, none of what held the in-kernel producer back (round 36).
-// The price: the operands read once more and written twice over (memory-bound, ~0.1 ms for
-// two 4096 x 4096 operands), and workspace for both.
+// each part ROWS x 32 4-byte words (floats, or pairs of halves). The producer is then one
+// thread issuing a stage's four bulk copies (cp.async.bulk, completing on the stage's full
+// mbarrier): no loads into registers, no split, no stores, none of what held the in-kernel
+// producer back (round 36). The price: the operands read once more (twice in 3xFP16: the
+// scale's max pass) and written again (8 bytes an element in 3xTF32, 4 in 3xFP16), and the
+// workspace for it; src/recipe_gemm.c presplit_first weighs that against the product.
 constexpr int kBatchA = CGR_A_BSTRIDE != 0 ? kBatch : 1, kBatchB = CGR_B_BSTRIDE != 0 ? kBatch : 1;
 constexpr int64_t kWsA = int64_t(kBatchA) * kTilesM * kKTiles * 2 * kTileA;  // floats
 constexpr int64_t kWsB = int64_t(kBatchB) * kTilesN * kKTiles * 2 * kTileB;
@@ -446,7 +447,7 @@ constexpr int64_t kWsB = int64_t(kBatchB) * kTilesN * kKTiles * 2 * kTileB;
 // Thread idx of the operand's presplit: one 16-byte chunk of the stage's row (4 values
 // along k, 8 with halves) of one row, read from G (K-major: 16-byte loads where it can;
 // ROWS-major: consecutive threads on consecutive rows, so that each load is coalesced).
-// PASS 0 folds the chunk's largest |x| into *amax (3xFP16's scale); PASS 1 splits it and
+// PASS 0 folds the chunk's largest |x| into amax (3xFP16's scale); PASS 1 splits it and
 // writes the big and small chunks.
 template <int PASS, bool KMajor, int ROWS, int ROWS_MAX, int LD, int VEC, int64_t BSTRIDE>
 __device__ __forceinline__ void presplit_one(const float *g, float *ws, int64_t idx, float scale, float &amax)
