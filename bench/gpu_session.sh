@@ -40,18 +40,16 @@ fi
 # LIST_ELSE=bench/sweeps/y.txt: on any other GPU, sweep that list instead (LIST_SKIP applies
 # to whichever list runs), and LABS_ELSE=".deps/labN": labs run only on such a GPU (so that
 # one call serves whichever card comes: the table's sweep on the one, labs on the other)
-if [ -n "${LIST:-}${LIST_ELSE:-}" ] && [ -n "${SWEEP_GPU:-}" ] && ! grep -q -- "$SWEEP_GPU" "$OUT/gpu.txt"; then
+if [ -n "${SWEEP_GPU:-}" ] && ! grep -q -- "$SWEEP_GPU" "$OUT/gpu.txt"; then
   gpu_name=$(cut -d, -f1 "$OUT/gpu.txt")
+  LABS="${LABS:-} ${LABS_ELSE:-}"
   if [ -n "${LIST_ELSE:-}" ]; then
     echo "gpu_session: this GPU ($gpu_name) is not SWEEP_GPU=$SWEEP_GPU: sweeping LIST_ELSE=$LIST_ELSE instead of ${LIST:-nothing}"
     LIST=$LIST_ELSE
-  else
+  elif [ -n "${LIST:-}" ]; then
     echo "gpu_session: the sweep of $LIST skipped: this GPU ($gpu_name) is not SWEEP_GPU=$SWEEP_GPU (LIST_ELSE names a list for it)"
     LIST=
   fi
-fi
-if [ -n "${SWEEP_GPU:-}" ] && ! grep -q -- "$SWEEP_GPU" "$OUT/gpu.txt"; then
-  LABS="${LABS:-} ${LABS_ELSE:-}"
 fi
 
 if [ -n "${SAN:-}" ]; then

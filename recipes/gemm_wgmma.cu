@@ -734,22 +734,25 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (cudaFuncSetAttribute(gemm_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes) != cudaSuccess)
         return CG_LAUNCH_FAILED;
     float *ws = nullptr;
-    if constexpr (CGR_PRESPLIT != 0) {
-        if (workspace == nullptr || workspace_bytes < size_t(kWsAmax + 4) * sizeof(float) ||
-            reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
-            return CG_BAD_WORKSPACE;
-        ws = static_cast<float *>(workspace);
-        const int64_t n = kPresplitA + kPresplitB;
-        const int blocks = int(n / 256 < 132 * 16 ? (n + 255) / 256 : 132 * 16);
-        if constexpr (kF16) {
-            if (cudaMemsetAsync(ws + kWsAmax, 0, 2 * sizeof(float), stream) != cudaSuccess)
-                return CG_LAUNCH_FAILED;
-            presplit_kernel<0><<<blocks, 256, 0, stream>>>(p, ws);
-        }
-        presplit_kernel<1><<<blocks, 256, 0, stream>>>(p, ws);
-    } else {
-        (void)workspace; (void)workspace_bytes;
-    }
+#if CGR_PRESPLIT
+    // (#if, not if constexpr: cg_forward is no template, so a discarded branch would still
+    // name presplit_kernel's instantiations, and nvcc warns that they are not defined)
+    if (workspace == nullptr || workspace_bytes < size_t(kWsAmax + 4) * sizeof(float) ||
+        reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
+        return CG_BAD_WORKSPACE;
+    ws = static_cast<float *>(workspace);
+    // grid-stride: at most 16 CTAs of 256 an SM of the largest Hopper (132 SMs)
+    const int64_t n = kPresplitA + kPresplitB;
+    const int blocks = int(n < int64_t(132 * 16 * 256) ? (n + 255) / 256 : 132 * 16);
+#if CGR_PREC == 2  // 3xFP16: the operands' largest |x| first, for their scales
+    if (cudaMemsetAsync(ws + kWsAmax, 0, 2 * sizeof(float), stream) != cudaSuccess)
+        return CG_LAUNCH_FAILED;
+    presplit_kernel<0><<<blocks, 256, 0, stream>>>(p, ws);
+#endif
+    presplit_kernel<1><<<blocks, 256, 0, stream>>>(p, ws);
+#else
+    (void)workspace; (void)workspace_bytes;
+#endif
     gemm_kernel<<<dim3(kTiles, kBatch), kThreads, kSmemBytes, stream>>>(p, ws);
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
 }
