@@ -560,6 +560,9 @@ static void crash_child(const char *dir, int fd)
     store *s = NULL;
     if (store_open(dir, true, &s, &err) != 0)
         _exit(3);
+    int64_t open_marker = 0;   /* the run exists: the parent's random clock starts now */
+    if (write(fd, &open_marker, sizeof(open_marker)) != (ssize_t)sizeof(open_marker))
+        _exit(6);
     int64_t t = store_task(s, "crash", NULL, NULL, NULL);
     strbuf big = STRBUF_INIT;
     strbuf_init(&big);
@@ -599,6 +602,12 @@ static void test_kill9(void **state)
             crash_child(dir, fds[1]);
         }
         close(fds[1]);
+        /* Wait for the child's store to exist: a kill before its schema commits leaves a run
+         * that never started, which resume refuses by design (and a loaded CI host can take
+         * longer than the shortest sleep to get there). */
+        int64_t marker = -1;
+        assert_int_equal(read(fds[0], &marker, sizeof(marker)), (ssize_t)sizeof(marker));
+        assert_int_equal(marker, 0);
         struct timespec ts = { 0, (long)(20 + rand() % 300) * 1000000L };
         nanosleep(&ts, NULL);
         kill(pid, SIGKILL);
