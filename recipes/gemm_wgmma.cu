@@ -109,6 +109,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_PRESPLIT
 #define CGR_PRESPLIT 0    // 1: a first kernel splits A and B into (big, small) tiles in the workspace, laid
 #endif                    // out as the stages want them; the producer only bulk-copies them (one thread)
+#ifndef CGR_PRESPLIT_SLAB
+#define CGR_PRESPLIT_SLAB 1  // presplit: an operand stored along its rows split through shared-memory slabs
+#endif                       // (0: a thread a 16-byte chunk straight from global memory, lab round 52's)
 #ifndef CGR_RAW_STAGES
 #define CGR_RAW_STAGES 0  // 0: the producer loads each k-tile into registers; N > 0: cp.async copies
 #endif                    // N - 1 k-tiles ahead into a raw ring (lab round 33: slower but for A M-major)
@@ -207,6 +210,43 @@ template <int ROWS, int ROW_TILES> CUTE_HOST_DEVICE int64_t presplit_tile(int ba
 template <int ROWS, int ROW_TILES> CUTE_HOST_DEVICE int64_t presplit_offset(int batch, int row, int k)
 {
     return presplit_tile<ROWS, ROW_TILES>(batch, row / ROWS, k / kBKE) + smem_offset(row % ROWS, k % kBKE / kEPW);
+}
+
+// The presplit of an operand stored along its rows (M- or N-major; CGR_PRESPLIT_SLAB): a
+// CTA of 256 threads takes a slab of kSlab rows by one k-tile through shared memory. It
+// reads the slab along its rows (load e: k-row e / kSlab, row e % kSlab; a warp reads 32
+// consecutive rows of one k, 128 bytes) and writes it as whole 128-byte rows of the stage
+// layout (item e: row e / 8, chunk e % 8; 8 threads a row, its 8 chunks a permutation of
+// the row's 128 bytes). A thread a chunk straight from global memory wrote 16 bytes into
+// each of 32 lines a warp: lab round 52 (H100), #16 (both operands along their rows) 1.339
+// ms against #17's 0.830 (the same product, both along k), and 1.1 ms apart in 3xTF32,
+// which writes twice as much. Slab u of an operand is (batch, k-tile kt, slab s), s fastest
+// (neighbouring CTAs read neighbouring rows of the same k). tests/cli/recipe_wgmma_layout.cpp
+// checks that the slabs cover the padded operand once.
+constexpr int kBatchA = CGR_A_BSTRIDE != 0 ? kBatch : 1, kBatchB = CGR_B_BSTRIDE != 0 ? kBatch : 1;
+constexpr int kSlab = 64, kSlabLd = kSlab + 1;  // rows a slab; floats between k-rows in shared memory
+constexpr int kSlabLoads = kBKE * kSlab / 256;  // a thread's loads a slab
+constexpr int kSlabItems = kSlab * 8 / 256;     // and its 16-byte chunks written (of big and of small)
+template <int ROWS, int ROWS_MAX> constexpr int slab_count()  // slabs of a batch's k-tile
+{
+    return ((ROWS_MAX + ROWS - 1) / ROWS * ROWS + kSlab - 1) / kSlab;
+}
+CUTE_HOST_DEVICE void slab_load_at(int e, int &kk, int &r)
+{
+    kk = e / kSlab;
+    r = e % kSlab;
+}
+CUTE_HOST_DEVICE void slab_item_at(int e, int &r, int &c)
+{
+    r = e / 8;
+    c = e % 8;
+}
+template <int SLABS> CUTE_HOST_DEVICE void slab_unit(int64_t u, int &batch, int &kt, int &s)
+{
+    const int64_t per_batch = int64_t(kKTiles) * SLABS;
+    batch = int(u / per_batch);
+    kt = int(u % per_batch / SLABS);
+    s = int(u % SLABS);
 }
 
 #include "tf32_mma.cuh"  // recipe:inline
@@ -440,9 +480,32 @@ __device__ __forceinline__ void produce(const Params &p, SharedStorage &s, int b
 // producer back (round 36). The price: the operands read once more (twice in 3xFP16: the
 // scale's max pass) and written again (8 bytes an element in 3xTF32, 4 in 3xFP16), and the
 // workspace for it; src/recipe_gemm.c presplit_first weighs that against the product.
-constexpr int kBatchA = CGR_A_BSTRIDE != 0 ? kBatch : 1, kBatchB = CGR_B_BSTRIDE != 0 ? kBatch : 1;
 constexpr int64_t kWsA = int64_t(kBatchA) * kTilesM * kKTiles * 2 * kTileA;  // floats
 constexpr int64_t kWsB = int64_t(kBatchB) * kTilesN * kKTiles * 2 * kTileB;
+
+// Splits a 16-byte chunk's values x (4, or 8 halves x scale) into the big chunk at t and the
+// small one a part (ROWS x 32 words) on.
+template <int ROWS> __device__ __forceinline__ void store_split(const float *x, float *t, float scale)
+{
+    uint4 b, sm;
+    uint32_t *bw = reinterpret_cast<uint32_t *>(&b), *sw = reinterpret_cast<uint32_t *>(&sm);
+    if constexpr (kF16) {
+        CUTE_UNROLL
+        for (int j = 0; j < 4; ++j) {
+            const float v0 = x[2 * j] * scale, v1 = x[2 * j + 1] * scale;
+            const __half h0 = __float2half_rn(v0), h1 = __float2half_rn(v1);
+            const __half l0 = __float2half_rn(v0 - __half2float(h0)), l1 = __float2half_rn(v1 - __half2float(h1));
+            bw[j] = uint32_t(__half_as_ushort(h0)) | (uint32_t(__half_as_ushort(h1)) << 16);
+            sw[j] = uint32_t(__half_as_ushort(l0)) | (uint32_t(__half_as_ushort(l1)) << 16);
+        }
+    } else {
+        CUTE_UNROLL
+        for (int j = 0; j < 4; ++j)
+            split(x[j], bw[j], sw[j]);
+    }
+    *reinterpret_cast<uint4 *>(t) = b;
+    *reinterpret_cast<uint4 *>(t + ROWS * kBK) = sm;
+}
 
 // Thread idx of the operand's presplit: one 16-byte chunk of the stage's row (4 values
 // along k, 8 with halves) of one row, read from G (K-major: 16-byte loads where it can;
@@ -498,25 +561,43 @@ __device__ __forceinline__ void presplit_one(const float *g, float *ws, int64_t 
             amax = fmaxf(amax, fabsf(x[j]));  // NaN: dropped here, kept by the product
         return;
     }
-    uint4 b, sm;
-    uint32_t *bw = reinterpret_cast<uint32_t *>(&b), *sw = reinterpret_cast<uint32_t *>(&sm);
-    if constexpr (kF16) {
-        CUTE_UNROLL
-        for (int j = 0; j < 4; ++j) {
-            const float v0 = x[2 * j] * scale, v1 = x[2 * j + 1] * scale;
-            const __half h0 = __float2half_rn(v0), h1 = __float2half_rn(v1);
-            const __half l0 = __float2half_rn(v0 - __half2float(h0)), l1 = __float2half_rn(v1 - __half2float(h1));
-            bw[j] = uint32_t(__half_as_ushort(h0)) | (uint32_t(__half_as_ushort(h1)) << 16);
-            sw[j] = uint32_t(__half_as_ushort(l0)) | (uint32_t(__half_as_ushort(l1)) << 16);
-        }
-    } else {
-        CUTE_UNROLL
-        for (int j = 0; j < 4; ++j)
-            split(x[j], bw[j], sw[j]);
+    store_split<ROWS>(x, ws + presplit_offset<ROWS, kRowTiles>(batch, row, k), scale);
+}
+
+// The slab u of an operand stored along its rows (see kSlab): loaded into sx (kBKE x
+// kSlabLd floats), then split and written a 16-byte chunk of big and of small a thread item.
+// Every thread of the CTA calls it with the same u.
+template <int ROWS, int ROWS_MAX, int LD, int64_t BSTRIDE>
+__device__ __forceinline__ void presplit_slab(const float *g, float *ws, int64_t u, float scale, float *sx)
+{
+    constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS, kRowsP = kRowTiles * ROWS;
+    constexpr int kE = 4 * kEPW;
+    int batch, kt, s;
+    slab_unit<slab_count<ROWS, ROWS_MAX>()>(u, batch, kt, s);
+    const float *gb = g + int64_t(batch) * BSTRIDE;
+    const int t = threadIdx.x;
+    CUTE_UNROLL
+    for (int i = 0; i < kSlabLoads; ++i) {
+        int kk, r;
+        slab_load_at(t + 256 * i, kk, r);
+        const int row = s * kSlab + r, k = kt * kBKE + kk;
+        sx[kk * kSlabLd + r] = row < ROWS_MAX && k < kK ? gb[int64_t(k) * LD + row] : 0.f;
     }
-    float *t = ws + presplit_offset<ROWS, kRowTiles>(batch, row, k);
-    *reinterpret_cast<uint4 *>(t) = b;
-    *reinterpret_cast<uint4 *>(t + ROWS * kBK) = sm;
+    __syncthreads();
+    CUTE_UNROLL
+    for (int i = 0; i < kSlabItems; ++i) {
+        int r, c;
+        slab_item_at(t + 256 * i, r, c);
+        const int row = s * kSlab + r;
+        if (row >= kRowsP)  // the last slab past the operand's last row tile
+            continue;
+        float x[kE];
+        CUTE_UNROLL
+        for (int q = 0; q < kE; ++q)
+            x[q] = sx[(c * kE + q) * kSlabLd + r];
+        store_split<ROWS>(x, ws + presplit_offset<ROWS, kRowTiles>(batch, row, kt * kBKE + c * kE), scale);
+    }
+    __syncthreads();  // sx is read before the CTA's next slab loads it
 }
 
 // 3xFP16's scale of an operand whose largest |x| is amax: 2^(14 - floor(log2 amax)), so that
@@ -534,21 +615,46 @@ constexpr int64_t kPresplitB = int64_t(kBatchB) * kTilesN * kBN * kKTiles * 8;
 // The two operands' largest |x| (3xFP16) after the split's area: two words, zeroed first.
 constexpr int64_t kWsAmax = kWsA + kWsB;
 
+// The presplit's work in CTA-sized units: an operand's slabs (PASS 1 of an operand stored
+// along its rows, CGR_PRESPLIT_SLAB), or 256 consecutive threads of presplit_one.
+constexpr bool kSlabA = CGR_PRESPLIT_SLAB && !kAKMajor, kSlabB = CGR_PRESPLIT_SLAB && !kBKMajor;
+template <int PASS, bool SLAB> constexpr int64_t presplit_units(int64_t threads, int64_t slabs)
+{
+    return PASS == 1 && SLAB ? slabs : (threads + 255) / 256;
+}
+template <int PASS> constexpr int64_t kUnitsA = presplit_units<PASS, kSlabA>(kPresplitA, int64_t(kBatchA) * kKTiles * slab_count<kBM, kM>());
+template <int PASS> constexpr int64_t kUnitsB = presplit_units<PASS, kSlabB>(kPresplitB, int64_t(kBatchB) * kKTiles * slab_count<kBN, kN>());
+
 // PASS 0 (3xFP16 only): each operand's largest |x| into ws[kWsAmax + 0/1] (atomicMax on the
-// bits: non-negative floats order as their bits do). PASS 1: the split.
+// bits: non-negative floats order as their bits do). PASS 1: the split. Grid-stride over
+// the units of A, then B's (uniform within a CTA, as presplit_slab's barriers need).
 template <int PASS> __global__ void __launch_bounds__(256) presplit_kernel(const Params p, float *ws)
 {
-    const int64_t stride = int64_t(gridDim.x) * blockDim.x;
+    __shared__ float sx[PASS == 1 && (kSlabA || kSlabB) ? kBKE * kSlabLd : 1];
     float sa = 1.f, sb = 1.f, ma = 0.f, mb = 0.f;
     if (PASS == 1 && kF16) {
         sa = f16_scale(ws[kWsAmax]);
         sb = f16_scale(ws[kWsAmax + 1]);
     }
-    for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < kPresplitA + kPresplitB; i += stride) {
-        if (i < kPresplitA)
-            presplit_one<PASS, kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A, CGR_A_BSTRIDE>(p.in[CGR_A], ws, i, sa, ma);
-        else
-            presplit_one<PASS, kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B, CGR_B_BSTRIDE>(p.in[CGR_B], ws + kWsA, i - kPresplitA, sb, mb);
+    for (int64_t u = blockIdx.x; u < kUnitsA<PASS> + kUnitsB<PASS>; u += gridDim.x) {
+        if (u < kUnitsA<PASS>) {
+            if constexpr (PASS == 1 && kSlabA) {
+                presplit_slab<kBM, kM, CGR_LDA, CGR_A_BSTRIDE>(p.in[CGR_A], ws, u, sa, sx);
+            } else {
+                const int64_t i = u * 256 + threadIdx.x;
+                if (i < kPresplitA)
+                    presplit_one<PASS, kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A, CGR_A_BSTRIDE>(p.in[CGR_A], ws, i, sa, ma);
+            }
+        } else {
+            const int64_t v = u - kUnitsA<PASS>;
+            if constexpr (PASS == 1 && kSlabB) {
+                presplit_slab<kBN, kN, CGR_LDB, CGR_B_BSTRIDE>(p.in[CGR_B], ws + kWsA, v, sb, sx);
+            } else {
+                const int64_t i = v * 256 + threadIdx.x;
+                if (i < kPresplitB)
+                    presplit_one<PASS, kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B, CGR_B_BSTRIDE>(p.in[CGR_B], ws + kWsA, i, sb, mb);
+            }
+        }
     }
     if constexpr (PASS == 0) {
         for (int o = 16; o > 0; o /= 2) {
@@ -741,15 +847,15 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
         return CG_BAD_WORKSPACE;
     ws = static_cast<float *>(workspace);
-    // grid-stride: at most 16 CTAs of 256 an SM of the largest Hopper (132 SMs)
-    const int64_t n = kPresplitA + kPresplitB;
-    const int blocks = int(n < int64_t(132 * 16 * 256) ? (n + 255) / 256 : 132 * 16);
+    // grid-stride over the units: at most 16 CTAs of 256 an SM of the largest Hopper (132 SMs)
+    constexpr int64_t kMaxBlocks = 132 * 16;
+    auto blocks = [](int64_t units) { return int(units < kMaxBlocks ? units : kMaxBlocks); };
 #if CGR_PREC == 2  // 3xFP16: the operands' largest |x| first, for their scales
     if (cudaMemsetAsync(ws + kWsAmax, 0, 2 * sizeof(float), stream) != cudaSuccess)
         return CG_LAUNCH_FAILED;
-    presplit_kernel<0><<<blocks, 256, 0, stream>>>(p, ws);
+    presplit_kernel<0><<<blocks(kUnitsA<0> + kUnitsB<0>), 256, 0, stream>>>(p, ws);
 #endif
-    presplit_kernel<1><<<blocks, 256, 0, stream>>>(p, ws);
+    presplit_kernel<1><<<blocks(kUnitsA<1> + kUnitsB<1>), 256, 0, stream>>>(p, ws);
 #else
     (void)workspace; (void)workspace_bytes;
 #endif

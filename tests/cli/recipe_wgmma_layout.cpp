@@ -3,12 +3,14 @@
 // (the producer's 128-byte-swizzle arithmetic) against CuTe's own SmemLayoutA/B (from
 // which the WGMMA descriptors are made), every (row, k, stage) of both tiles. Also that the
 // producer's thread mapping covers each tile exactly once for either major, and that the
-// presplit form's workspace (CGR_PRESPLIT) holds each value once, where the stage wants it.
+// presplit form's workspace (CGR_PRESPLIT) holds each value once, where the stage wants it,
+// and that its slabs (an operand stored along its rows) write each once, in whole rows.
 // Built by tests/cli/t0706-recipe-gemm-emu.sh:
 //   c++ -std=c++17 -DCGR_KERNEL='"gen.cu"' -I include -I CUTLASS -I CUDA/include this.cpp
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -127,6 +129,73 @@ template <class Layout, int ROWS, int ROW_TILES> static int check_presplit(const
     return bad;
 }
 
+// The slabs of an operand stored along its rows (CGR_PRESPLIT_SLAB: presplit_slab's thread
+// mapping), over batches 0 and 1 (or 0): each slab's loads fill its shared memory's k-rows
+// once; its items write every (row, k) of the padded operand once, the value loaded for
+// (row, k) to the word presplit_offset gives it; and the 8 items of a row write one whole
+// 128-byte row (the point of the slabs).
+template <int ROWS, int ROWS_MAX, int BATCHES> static int check_slabs(const char *name)
+{
+    constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS, kRowsP = kRowTiles * ROWS, kE = 4 * kEPW;
+    constexpr int S = slab_count<ROWS, ROWS_MAX>();
+    const int batches = BATCHES < 2 ? BATCHES : 2;
+    const int64_t kp = int64_t(kKTiles) * kBKE;  // padded k
+    std::vector<uint8_t> hits(size_t(batches) * kRowsP * kp, 0);
+    std::vector<int64_t> sx(size_t(kBKE) * kSlabLd);
+    int bad = 0;
+    auto tag = [](int64_t row, int64_t k) { return (row << 32) | k; };
+    for (int64_t u = 0; u < int64_t(batches) * kKTiles * S; ++u) {
+        int batch, kt, s;
+        slab_unit<S>(u, batch, kt, s);
+        std::fill(sx.begin(), sx.end(), int64_t(-1));
+        for (int e = 0; e < 256 * kSlabLoads; ++e) {
+            int kk, r;
+            slab_load_at(e, kk, r);
+            if (kk < 0 || kk >= kBKE || r < 0 || r >= kSlab || sx[size_t(kk * kSlabLd + r)] != -1) {
+                if (bad++ < 5)
+                    printf("%s slab %lld: load %d to (%d, %d), outside or twice\n", name, (long long)u, e, kk, r);
+                continue;
+            }
+            sx[size_t(kk * kSlabLd + r)] = tag(s * kSlab + r, kt * kBKE + kk);
+        }
+        int64_t line = -1;
+        uint8_t chunks = 0;
+        for (int e = 0; e < 256 * kSlabItems; ++e) {
+            int r, c;
+            slab_item_at(e, r, c);
+            const int row = s * kSlab + r;
+            if (row >= kRowsP)
+                continue;
+            const int k0 = kt * kBKE + c * kE;
+            const int64_t o = presplit_offset<ROWS, kRowTiles>(batch, row, k0);
+            if (e % 8 == 0) {
+                line = o / 32;
+                chunks = 0;
+            }
+            if (o % 4 != 0 || o / 32 != line || (chunks & (1u << (o % 32 / 4)))) {
+                if (bad++ < 5)
+                    printf("%s slab %lld: item %d (row %d, k %d) at word %lld: not a new 16-byte chunk of its row's 128 bytes\n",
+                           name, (long long)u, e, row, k0, (long long)o);
+                continue;
+            }
+            chunks |= uint8_t(1u << (o % 32 / 4));
+            for (int q = 0; q < kE; ++q) {
+                const int64_t got = sx[size_t((c * kE + q) * kSlabLd + r)];
+                if (got != tag(row, k0 + q) || presplit_offset<ROWS, kRowTiles>(batch, row, k0 + q) != o + q / kEPW) {
+                    if (bad++ < 5)
+                        printf("%s slab %lld: (row %d, k %d) written from the wrong value or word\n", name, (long long)u, row, k0 + q);
+                    continue;
+                }
+                hits[size_t((int64_t(batch) * kRowsP + row) * kp + k0 + q)]++;
+            }
+        }
+    }
+    for (size_t i = 0; i < hits.size(); ++i)
+        if (hits[i] != 1 && bad++ < 5)
+            printf("%s slabs: (batch, row, k) %zu written %d times\n", name, i, hits[i]);
+    return bad;
+}
+
 int main()
 {
     int bad = check_layout<SmemLayoutA>("A", kBM, kTileA) + check_layout<SmemLayoutB>("B", kBN, kTileB);
@@ -135,6 +204,7 @@ int main()
         bad += check_mapping(major ? "B K-major" : "B N-major", major, kBN);
     }
     bad += check_presplit<SmemLayoutA, kBM, kTilesM>("A", kTileA) + check_presplit<SmemLayoutB, kBN, kTilesN>("B", kTileB);
+    bad += check_slabs<kBM, kM, kBatchA>("A") + check_slabs<kBN, kN, kBatchB>("B");
     printf("wgmma layout: tiles %dx%d and %dx%d, %d stages: %d mismatches\n", kBM, kBK, kBN, kBK, kStages, bad);
     return bad != 0;
 }

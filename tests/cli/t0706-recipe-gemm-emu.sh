@@ -65,10 +65,11 @@ retile tn_vec 128 256 32 2 4 3
 retile tt_odd 64 128 32 2 2 4
 
 # recipes/gemm_wgmma.cu: the producer's swizzle arithmetic and thread mapping against
-# CuTe's layouts (tests/cli/recipe_wgmma_layout.cpp), for the variants listed and a
-# 64 x 64 tile at 3 stages
+# CuTe's layouts (tests/cli/recipe_wgmma_layout.cpp), for the variants listed (matmul_ta:
+# both operands along their rows, split through slabs), a 64 x 64 tile at 3 stages, and a
+# 48-row B tile (the last slab past the padded rows)
 : >"$TMP/wgmma_jobs"
-for spec in matmul bmm; do
+for spec in matmul bmm matmul_ta; do
   plan=$("$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$spec.json" --list 2>&1)
   for k in $(echo "$plan" | sed -n 's/^variant \([0-9]*\): gemm wgmma.*/\1/p'); do
     "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/$spec.json" --variant "$k" --out "$TMP/gen/wgmma_$spec.v$k.cu" >/dev/null
@@ -80,6 +81,13 @@ if [ -n "$first" ]; then
   sed -e "s/^#define CGR_BM .*/#define CGR_BM 64/" -e "s/^#define CGR_BN .*/#define CGR_BN 64/" \
       -e "s/^#define CGR_STAGES .*/#define CGR_STAGES 3/" "$first" >"$TMP/gen/wgmma_matmul.t64x64.cu"
   echo "wgmma_matmul.t64x64 tile=64x64x32 stages=3" >>"$TMP/wgmma_jobs"
+fi
+ta=$(ls "$TMP"/gen/wgmma_matmul_ta.v*.cu 2>/dev/null | head -1)
+if [ -n "$ta" ]; then
+  sed -e "s/^#define CGR_BN .*/#define CGR_BN 48/" "$ta" >"$TMP/gen/wgmma_matmul_ta.n48.cu"
+  echo "wgmma_matmul_ta.n48 tile=128x48x32 (N 4096: 4128 padded rows, the last slab half past them)" >>"$TMP/wgmma_jobs"
+else
+  echo "FAIL: no WGMMA variant of matmul_ta listed (the slabs' test)"; failures=$((failures + 1))
 fi
 while read -r name desc; do
   tests=$((tests + 1))

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench/labs/2026-12-06-round53.sh: variant lab round 53 (session 24): the presplit of an
+# operand stored along its rows (M- or N-major) through shared-memory slabs
+# (recipes/gemm_wgmma.cu CGR_PRESPLIT_SLAB 1, the new default) against a thread a 16-byte
+# chunk straight from global memory (CGR_PRESPLIT_SLAB 0, round 52's).
+# Why: round 52 (H100) timed #16 (A M-major, B N-major) at 1.339 ms in 3xFP16 against #17's
+# 0.830 (the same 2048 x 4096 x 8192 product, both operands along k), and 2.260 against
+# 1.163 in 3xTF32, which writes twice the bytes an element: the product reads identical
+# workspaces, so the gap is the split of operands along their rows, and it grows with the
+# bytes written. Along the rows each thread wrote one 16-byte chunk into each of a warp's 32
+# 128-byte lines; a slab (64 rows x one k-tile) is read along the rows, 128 bytes a warp,
+# and written as whole 128-byte rows of the stage layout, 8 threads a row.
+# Predictions: all correct (tests/cli/recipe_wgmma_layout.cpp checks that the slabs write
+# every value once, where the stage wants it); #16 3xFP16 1.339 -> 0.85-0.95 ms, 3xTF32 2.260
+# -> 1.2-1.3 (near #17's); #1 and #8 (B N-major) 3-8% faster; #3 (batched, B N-major: 268M
+# of its 335M elements along their rows) 5.855 -> 2.5-3.5 ms; #17 (both along k: the same
+# code as round 52) unchanged within 2%: the card's drift.
+# ncu on #16's split kernel (PASS 1), both forms: the slab one's DRAM throughput >= 80% of
+# peak, the chunk one's well below (its duration is the gap).
+# OUT default .deps/lab53.   LAB=.deps/lab53 tests/gpu/evidence.sh lab
+#   NCU=".deps/lab53/g1-16/slab-3xf16.so:presplit_kernelILi1 .deps/lab53/g1-16/chunk-3xf16.so:presplit_kernelILi1"
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+export OUT=${OUT:-.deps/lab53}
+S=${SPECS:-.deps/specs/specs}
+. bench/labs/lib.sh  # b, def, p, listed
+for t in level1/16 level1/1 level1/8 level1/3 level1/17; do
+  spec=$(ls "$S"/${t%%/*}/${t##*/}_*.json 2>/dev/null | head -1)
+  [ -n "$spec" ] || { echo "round53: no spec for $t in $S"; continue; }
+  d=${t#level}; d=g${d/\//-}  # level1/16 -> g1-16
+  w=$(listed "$spec" "gemm wgmma.*presplit")
+  [ -n "$w" ] || { echo "round53: $t has no presplit WGMMA variant"; continue; }
+  p "$d" "$t" "$spec" "$w" slab-3xf16 "CGR_PRESPLIT 1" "$(def PREC 2)"
+  [ "$t" = level1/17 ] && continue  # both operands along k: no slabs
+  p "$d" "$t" "$spec" "$w" chunk-3xf16 "CGR_PRESPLIT 1" "$(def PREC 2)" "CGR_PRESPLIT_SLAB 0"
+  if [ "$t" = level1/16 ]; then
+    p "$d" "$t" "$spec" "$w" slab-3xtf32 "CGR_PRESPLIT 1" "$(def PREC 0)"
+    p "$d" "$t" "$spec" "$w" chunk-3xtf32 "CGR_PRESPLIT 1" "$(def PREC 0)" "CGR_PRESPLIT_SLAB 0"
+  fi
+done
+wait
