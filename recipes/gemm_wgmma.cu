@@ -112,6 +112,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_PRESPLIT_SLAB
 #define CGR_PRESPLIT_SLAB 1  // presplit: an operand stored along its rows split through shared-memory slabs
 #endif                       // (0: a thread a 16-byte chunk straight from global memory, lab round 52's)
+#ifndef CGR_TILE_SCALE
+#define CGR_TILE_SCALE 0     // 3xFP16 presplit: 1, a scale a tile (row tile x k-tile) of each operand, found by
+#endif                       // the split itself (no max pass) and undone on each k-tile's partial (lab form)
 #ifndef CGR_RAW_STAGES
 #define CGR_RAW_STAGES 0  // 0: the producer loads each k-tile into registers; N > 0: cp.async copies
 #endif                    // N - 1 k-tiles ahead into a raw ring (lab round 33: slower but for A M-major)
@@ -143,6 +146,9 @@ static_assert(kBN % 16 == 0 && kBN >= 32 && kBN <= 256, "BN: 32 to 256, a multip
 static_assert(kStages >= 2, "stages");
 static_assert(kProducers == 1 || (kProducers == 2 && CGR_RAW_STAGES == 0), "two producers: A and B, from registers");
 static_assert(!CGR_PRESPLIT || (kProducers == 1 && CGR_RAW_STAGES == 0), "presplit: one producer, no raw ring");
+constexpr bool kTileScale = CGR_TILE_SCALE != 0;
+static_assert(!kTileScale || (kF16 && CGR_PRESPLIT), "tile scales: 3xFP16 presplit");
+constexpr bool kPromote = CGR_PROMOTE != 0 || kTileScale;  // tile scales: undone on each k-tile's partial
 static_assert(CGR_SPLITK == 1 && CGR_ROWRED == 0, "split-K and row reductions: gemm_tc.cu");
 static_assert(CGR_VEC_A == 1 || CGR_VEC_A == 4, "vector width of A");
 static_assert(CGR_VEC_B == 1 || CGR_VEC_B == 4, "vector width of B");
@@ -247,6 +253,16 @@ template <int SLABS> CUTE_HOST_DEVICE void slab_unit(int64_t u, int &batch, int 
     batch = int(u / per_batch);
     kt = int(u % per_batch / SLABS);
     s = int(u % SLABS);
+}
+
+// With tile scales (CGR_TILE_SCALE) the split's unit u of an operand is a tile, (batch,
+// k-tile kt, row tile rt), rt fastest, and u is also where the tile's scale is kept.
+template <int ROW_TILES> CUTE_HOST_DEVICE void scaled_tile_at(int64_t u, int &batch, int &kt, int &rt)
+{
+    const int64_t per_batch = int64_t(kKTiles) * ROW_TILES;
+    batch = int(u / per_batch);
+    kt = int(u % per_batch / ROW_TILES);
+    rt = int(u % ROW_TILES);
 }
 
 #include "tf32_mma.cuh"  // recipe:inline
@@ -507,6 +523,37 @@ template <int ROWS> __device__ __forceinline__ void store_split(const float *x, 
     *reinterpret_cast<uint4 *>(t + ROWS * kBK) = sm;
 }
 
+// The kE values (4, or 8 halves' worth) of row row from k on, of an operand (batch) at gb:
+// K-major, 16-byte loads where it can; zero past the operand's rows and k.
+template <bool KMajor, int ROWS_MAX, int LD, int VEC>
+__device__ __forceinline__ void load_chunk(const float *gb, int row, int k, float *x)
+{
+    constexpr int kE = 4 * kEPW;
+    CUTE_UNROLL
+    for (int j = 0; j < kE; ++j)
+        x[j] = 0.f;
+    if (row >= ROWS_MAX)
+        return;
+    if constexpr (KMajor) {
+        const float *q = gb + int64_t(row) * LD + k;
+        if (VEC == 4 && k + kE - 1 < kK) {
+            CUTE_UNROLL
+            for (int j = 0; j < kE; j += 4) {
+                const float4 v = *reinterpret_cast<const float4 *>(q + j);
+                x[j] = v.x; x[j + 1] = v.y; x[j + 2] = v.z; x[j + 3] = v.w;
+            }
+        } else {
+            CUTE_UNROLL
+            for (int j = 0; j < kE; ++j)
+                if (k + j < kK) x[j] = q[j];
+        }
+    } else {
+        CUTE_UNROLL
+        for (int j = 0; j < kE; ++j)
+            if (k + j < kK) x[j] = gb[int64_t(k + j) * LD + row];
+    }
+}
+
 // Thread idx of the operand's presplit: one 16-byte chunk of the stage's row (4 values
 // along k, 8 with halves) of one row, read from G (K-major: 16-byte loads where it can;
 // ROWS-major: consecutive threads on consecutive rows, so that each load is coalesced).
@@ -530,31 +577,8 @@ __device__ __forceinline__ void presplit_one(const float *g, float *ws, int64_t 
         row = int(rem % kRowsP);
     }
     const int k = c * kE;
-    const float *gb = g + int64_t(batch) * BSTRIDE;
     float x[kE];
-    CUTE_UNROLL
-    for (int j = 0; j < kE; ++j)
-        x[j] = 0.f;
-    if (row < ROWS_MAX) {
-        if constexpr (KMajor) {
-            const float *q = gb + int64_t(row) * LD + k;
-            if (VEC == 4 && k + kE - 1 < kK) {
-                CUTE_UNROLL
-                for (int j = 0; j < kE; j += 4) {
-                    const float4 v = *reinterpret_cast<const float4 *>(q + j);
-                    x[j] = v.x; x[j + 1] = v.y; x[j + 2] = v.z; x[j + 3] = v.w;
-                }
-            } else {
-                CUTE_UNROLL
-                for (int j = 0; j < kE; ++j)
-                    if (k + j < kK) x[j] = q[j];
-            }
-        } else {
-            CUTE_UNROLL
-            for (int j = 0; j < kE; ++j)
-                if (k + j < kK) x[j] = gb[int64_t(k + j) * LD + row];
-        }
-    }
+    load_chunk<KMajor, ROWS_MAX, LD, VEC>(g + int64_t(batch) * BSTRIDE, row, k, x);
     if constexpr (PASS == 0) {
         CUTE_UNROLL
         for (int j = 0; j < kE; ++j)
@@ -564,40 +588,64 @@ __device__ __forceinline__ void presplit_one(const float *g, float *ws, int64_t 
     store_split<ROWS>(x, ws + presplit_offset<ROWS, kRowTiles>(batch, row, k), scale);
 }
 
-// The slab u of an operand stored along its rows (see kSlab): loaded into sx (kBKE x
-// kSlabLd floats), then split and written a 16-byte chunk of big and of small a thread item.
-// Every thread of the CTA calls it with the same u.
+// Rows row0 .. row0 + nrows (at most kSlab) of k-tile kt of an operand stored along its
+// rows (see kSlab): loaded into sx (kBKE x kSlabLd floats), then split and written, a
+// 16-byte chunk of big and of small a thread item. Every thread of the CTA calls it alike.
 template <int ROWS, int ROWS_MAX, int LD, int64_t BSTRIDE>
-__device__ __forceinline__ void presplit_slab(const float *g, float *ws, int64_t u, float scale, float *sx)
+__device__ __forceinline__ void presplit_slab(const float *g, float *ws, int batch, int kt, int row0, int nrows,
+                                              float scale, float *sx)
 {
-    constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS, kRowsP = kRowTiles * ROWS;
+    constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS;
     constexpr int kE = 4 * kEPW;
-    int batch, kt, s;
-    slab_unit<slab_count<ROWS, ROWS_MAX>()>(u, batch, kt, s);
     const float *gb = g + int64_t(batch) * BSTRIDE;
     const int t = threadIdx.x;
     CUTE_UNROLL
     for (int i = 0; i < kSlabLoads; ++i) {
         int kk, r;
         slab_load_at(t + 256 * i, kk, r);
-        const int row = s * kSlab + r, k = kt * kBKE + kk;
-        sx[kk * kSlabLd + r] = row < ROWS_MAX && k < kK ? gb[int64_t(k) * LD + row] : 0.f;
+        const int row = row0 + r, k = kt * kBKE + kk;
+        sx[kk * kSlabLd + r] = r < nrows && row < ROWS_MAX && k < kK ? gb[int64_t(k) * LD + row] : 0.f;
     }
     __syncthreads();
     CUTE_UNROLL
     for (int i = 0; i < kSlabItems; ++i) {
         int r, c;
         slab_item_at(t + 256 * i, r, c);
-        const int row = s * kSlab + r;
-        if (row >= kRowsP)  // the last slab past the operand's last row tile
+        if (r >= nrows)  // a slab past the operand's last row tile, or a tile's last one
             continue;
         float x[kE];
         CUTE_UNROLL
         for (int q = 0; q < kE; ++q)
             x[q] = sx[(c * kE + q) * kSlabLd + r];
-        store_split<ROWS>(x, ws + presplit_offset<ROWS, kRowTiles>(batch, row, kt * kBKE + c * kE), scale);
+        store_split<ROWS>(x, ws + presplit_offset<ROWS, kRowTiles>(batch, row0 + r, kt * kBKE + c * kE), scale);
     }
     __syncthreads();  // sx is read before the CTA's next slab loads it
+}
+
+// Slab u of an operand stored along its rows: (batch, kt, s) as slab_unit says.
+template <int ROWS, int ROWS_MAX, int LD, int64_t BSTRIDE>
+__device__ __forceinline__ void presplit_slab_unit(const float *g, float *ws, int64_t u, float scale, float *sx)
+{
+    constexpr int kRowsP = (ROWS_MAX + ROWS - 1) / ROWS * ROWS;
+    int batch, kt, s;
+    slab_unit<slab_count<ROWS, ROWS_MAX>()>(u, batch, kt, s);
+    const int row0 = s * kSlab;
+    presplit_slab<ROWS, ROWS_MAX, LD, BSTRIDE>(g, ws, batch, kt, row0, kRowsP - row0 < kSlab ? kRowsP - row0 : kSlab, scale, sx);
+}
+
+// The largest |x| of the CTA's values m, in every thread (red: 8 floats of shared memory).
+__device__ __forceinline__ float block_max(float m, float *red)
+{
+    for (int o = 16; o > 0; o /= 2)
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if (threadIdx.x % 32 == 0)
+        red[threadIdx.x / 32] = m;
+    __syncthreads();
+    m = red[0];
+    for (int w = 1; w < 8; ++w)
+        m = fmaxf(m, red[w]);
+    __syncthreads();  // red is read before the next call writes it
+    return m;
 }
 
 // 3xFP16's scale of an operand whose largest |x| is amax: 2^(14 - floor(log2 amax)), so that
@@ -612,8 +660,12 @@ __device__ __forceinline__ float f16_scale(float amax)
 constexpr int64_t kPresplitA = int64_t(kBatchA) * kTilesM * kBM * kKTiles * 8;  // threads
 constexpr int64_t kPresplitB = int64_t(kBatchB) * kTilesN * kBN * kKTiles * 8;
 
-// The two operands' largest |x| (3xFP16) after the split's area: two words, zeroed first.
+// The two operands' largest |x| (3xFP16) after the split's area: two words, zeroed first;
+// then, with tile scales, a scale a tile of A (kScalesA) and of B.
 constexpr int64_t kWsAmax = kWsA + kWsB;
+constexpr int64_t kWsScale = kWsAmax + 4;
+constexpr int64_t kScalesA = int64_t(kBatchA) * kKTiles * kTilesM, kScalesB = int64_t(kBatchB) * kKTiles * kTilesN;
+constexpr int64_t kWsFloats = kWsScale + (kTileScale ? kScalesA + kScalesB : 0);  // the workspace
 
 // The presplit's work in CTA-sized units: an operand's slabs (PASS 1 of an operand stored
 // along its rows, CGR_PRESPLIT_SLAB), or 256 consecutive threads of presplit_one.
@@ -639,7 +691,7 @@ template <int PASS> __global__ void __launch_bounds__(256) presplit_kernel(const
     for (int64_t u = blockIdx.x; u < kUnitsA<PASS> + kUnitsB<PASS>; u += gridDim.x) {
         if (u < kUnitsA<PASS>) {
             if constexpr (PASS == 1 && kSlabA) {
-                presplit_slab<kBM, kM, CGR_LDA, CGR_A_BSTRIDE>(p.in[CGR_A], ws, u, sa, sx);
+                presplit_slab_unit<kBM, kM, CGR_LDA, CGR_A_BSTRIDE>(p.in[CGR_A], ws, u, sa, sx);
             } else {
                 const int64_t i = u * 256 + threadIdx.x;
                 if (i < kPresplitA)
@@ -648,7 +700,7 @@ template <int PASS> __global__ void __launch_bounds__(256) presplit_kernel(const
         } else {
             const int64_t v = u - kUnitsA<PASS>;
             if constexpr (PASS == 1 && kSlabB) {
-                presplit_slab<kBN, kN, CGR_LDB, CGR_B_BSTRIDE>(p.in[CGR_B], ws + kWsA, v, sb, sx);
+                presplit_slab_unit<kBN, kN, CGR_LDB, CGR_B_BSTRIDE>(p.in[CGR_B], ws + kWsA, v, sb, sx);
             } else {
                 const int64_t i = v * 256 + threadIdx.x;
                 if (i < kPresplitB)
@@ -666,6 +718,75 @@ template <int PASS> __global__ void __launch_bounds__(256) presplit_kernel(const
             atomicMax(reinterpret_cast<unsigned *>(ws + kWsAmax + 1), __float_as_uint(mb));
         }
     }
+}
+
+// Tile u of an operand, with its own scale (CGR_TILE_SCALE): its largest |x| first (a
+// warp reading 128 contiguous bytes, along k or along the rows), its scale into scales[u],
+// then the split, reading the tile again (from L2, just read): K-major, a 16-byte chunk a
+// thread item (8 threads a 128-byte row); along the rows, by slabs. One read of the operand
+// from memory, where the operand-wide scale needs a max pass before the split.
+template <bool KMajor, int ROWS, int ROWS_MAX, int LD, int VEC, int64_t BSTRIDE>
+__device__ __forceinline__ void presplit_scaled_tile(const float *g, float *ws, float *scales, int64_t u, float *sx,
+                                                     float *red)
+{
+    constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS;
+    constexpr int kE = 4 * kEPW;
+    int batch, kt, rt;
+    scaled_tile_at<kRowTiles>(u, batch, kt, rt);
+    const float *gb = g + int64_t(batch) * BSTRIDE;
+    const int t = threadIdx.x;
+    float m = 0.f;
+#pragma unroll 8
+    for (int i = 0; i < (ROWS * kBKE + 255) / 256; ++i) {
+        const int e = t + 256 * i;
+        const int r = KMajor ? e / kBKE : e % ROWS, k = KMajor ? e % kBKE : e / ROWS;
+        const int row = rt * ROWS + r, kk = kt * kBKE + k;
+        if (e < ROWS * kBKE && row < ROWS_MAX && kk < kK)
+            m = fmaxf(m, fabsf(gb[KMajor ? int64_t(row) * LD + kk : int64_t(kk) * LD + row]));  // NaN: dropped, kept by the product
+    }
+    const float scale = f16_scale(block_max(m, red));
+    if (t == 0)
+        scales[u] = scale;
+    if constexpr (KMajor) {
+        CUTE_UNROLL
+        for (int i = 0; i < (ROWS * 8 + 255) / 256; ++i) {
+            int r, c;
+            slab_item_at(t + 256 * i, r, c);  // row r of the tile, chunk c: 8 threads a row
+            if (r >= ROWS)
+                continue;
+            const int row = rt * ROWS + r, k = kt * kBKE + c * kE;
+            float x[kE];
+            load_chunk<true, ROWS_MAX, LD, VEC>(gb, row, k, x);
+            store_split<ROWS>(x, ws + presplit_offset<ROWS, kRowTiles>(batch, row, k), scale);
+        }
+    } else {
+        for (int s0 = 0; s0 < ROWS; s0 += kSlab)
+            presplit_slab<ROWS, ROWS_MAX, LD, BSTRIDE>(g, ws, batch, kt, rt * ROWS + s0, ROWS - s0 < kSlab ? ROWS - s0 : kSlab,
+                                                      scale, sx);
+    }
+}
+
+// The split with tile scales: A's tiles, then B's, grid-stride.
+__global__ void __launch_bounds__(256, 3) presplit_scaled_kernel(const Params p, float *ws)  // 3 CTAs an SM at least
+{
+    __shared__ float sx[kAKMajor && kBKMajor ? 1 : kBKE * kSlabLd];
+    __shared__ float red[8];
+    for (int64_t u = blockIdx.x; u < kScalesA + kScalesB; u += gridDim.x) {
+        if (u < kScalesA)
+            presplit_scaled_tile<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A, CGR_A_BSTRIDE>(p.in[CGR_A], ws, ws + kWsScale, u, sx, red);
+        else
+            presplit_scaled_tile<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B, CGR_B_BSTRIDE>(p.in[CGR_B], ws + kWsA, ws + kWsScale + kScalesA,
+                                                                                       u - kScalesA, sx, red);
+    }
+}
+
+// With tile scales: 1 / (the scales of k-tile kt's tiles of A and B), for its partial.
+__device__ __forceinline__ float tile_unscale(const float *ws, int batch, int tm, int tn, int kt)
+{
+    const int ba = kBatchA > 1 ? batch : 0, bb = kBatchB > 1 ? batch : 0;
+    const float sa = __ldg(ws + kWsScale + (int64_t(ba) * kKTiles + kt) * kTilesM + tm);
+    const float sb = __ldg(ws + kWsScale + kScalesA + (int64_t(bb) * kKTiles + kt) * kTilesN + tn);
+    return 1.f / (sa * sb);
 }
 
 // The producer of the presplit form: thread 0 of the producer warpgroup, a stage's four
@@ -717,7 +838,7 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, const
     auto issue = [&](auto &target, int kt) {
         const int stage = kt % kStages;
         Barrier::wait(&s.full[stage], (kt / kStages) & 1);
-        if constexpr (CGR_PROMOTE != 0)
+        if constexpr (kPromote)
             mma.accumulate_ = GMMA::ScaleOut::Zero;
         warpgroup_fence_operand(target);
         warpgroup_arrive();
@@ -735,46 +856,61 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, const
     };
     // k-tile kt's WGMMAs done (the caller waited): its stage back to the producer, its
     // products (promoted) into the accumulator
-    auto retire = [&](auto &target, int kt) {
+    // (u: with tile scales, the k-tile's unscale, loaded before the wait)
+    auto retire = [&](auto &target, int kt, float u) {
         warpgroup_fence_operand(target);
         Barrier::arrive(&s.empty[kt % kStages]);
-        if constexpr (CGR_PROMOTE != 0) {
+        if constexpr (kTileScale) {
+            CUTE_UNROLL
+            for (int i = 0; i < size(acc); ++i)
+                acc(i) = fmaf(target(i), u, acc(i));
+        } else if constexpr (kPromote) {
             CUTE_UNROLL
             for (int i = 0; i < size(acc); ++i)
                 acc(i) += target(i);
         }
     };
+    auto unscale = [&](int kt) {
+        if constexpr (kTileScale)
+            return tile_unscale(ws, batch, tm, tn, kt);
+        else
+            return 1.f;
+    };
     if (!tile_skipped(tm, tn)) {
-        if constexpr (CGR_WG_OVERLAP && CGR_PROMOTE != 0) {
+        if constexpr (CGR_WG_OVERLAP && kPromote) {
             // two partials: tile kt's WGMMAs run while tile kt - 1's are promoted
             auto part1 = make_fragment_like(acc);
+            float u0 = 1.f, u1 = 1.f;
             for (int kt = 0; kt < kKTiles; kt += 2) {
                 issue(part, kt);
+                u0 = unscale(kt);
                 if (kt > 0) {
                     warpgroup_wait<1>();
-                    retire(part1, kt - 1);
+                    retire(part1, kt - 1, u1);
                 }
                 if (kt + 1 < kKTiles) {
                     issue(part1, kt + 1);
+                    u1 = unscale(kt + 1);
                     warpgroup_wait<1>();
-                    retire(part, kt);
+                    retire(part, kt, u0);
                 }
             }
             warpgroup_wait<0>();
             if (kKTiles % 2)
-                retire(part, kKTiles - 1);
+                retire(part, kKTiles - 1, u0);
             else
-                retire(part1, kKTiles - 1);
+                retire(part1, kKTiles - 1, u1);
         } else {
-            auto &target = *(CGR_PROMOTE != 0 ? &part : &acc);
+            auto &target = *(kPromote ? &part : &acc);
             for (int kt = 0; kt < kKTiles; ++kt) {
                 issue(target, kt);
+                const float u = unscale(kt);
                 warpgroup_wait<0>();
-                retire(target, kt);
+                retire(target, kt, u);
             }
         }
     }
-    if constexpr (kF16) {  // the operands' scales undone (powers of two: exact)
+    if constexpr (kF16 && !kTileScale) {  // the operands' scales undone (powers of two: exact)
         const float u = 1.f / (f16_scale(ws[kWsAmax]) * f16_scale(ws[kWsAmax + 1]));
         CUTE_UNROLL
         for (int i = 0; i < size(acc); ++i)
@@ -819,7 +955,7 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
-    return CGR_PRESPLIT ? size_t(cgr_gemm::kWsAmax + 4) * sizeof(float) : 0;
+    return CGR_PRESPLIT ? size_t(cgr_gemm::kWsFloats) * sizeof(float) : 0;
 }
 
 CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
@@ -843,19 +979,23 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
 #if CGR_PRESPLIT
     // (#if, not if constexpr: cg_forward is no template, so a discarded branch would still
     // name presplit_kernel's instantiations, and nvcc warns that they are not defined)
-    if (workspace == nullptr || workspace_bytes < size_t(kWsAmax + 4) * sizeof(float) ||
+    if (workspace == nullptr || workspace_bytes < size_t(kWsFloats) * sizeof(float) ||
         reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
         return CG_BAD_WORKSPACE;
     ws = static_cast<float *>(workspace);
     // grid-stride over the units: at most 16 CTAs of 256 an SM of the largest Hopper (132 SMs)
     constexpr int64_t kMaxBlocks = 132 * 16;
     auto blocks = [](int64_t units) { return int(units < kMaxBlocks ? units : kMaxBlocks); };
+#if CGR_TILE_SCALE  // 3xFP16, a scale a tile: one pass
+    presplit_scaled_kernel<<<blocks(kScalesA + kScalesB), 256, 0, stream>>>(p, ws);
+#else
 #if CGR_PREC == 2  // 3xFP16: the operands' largest |x| first, for their scales
     if (cudaMemsetAsync(ws + kWsAmax, 0, 2 * sizeof(float), stream) != cudaSuccess)
         return CG_LAUNCH_FAILED;
     presplit_kernel<0><<<blocks(kUnitsA<0> + kUnitsB<0>), 256, 0, stream>>>(p, ws);
 #endif
     presplit_kernel<1><<<blocks(kUnitsA<1> + kUnitsB<1>), 256, 0, stream>>>(p, ws);
+#endif
 #else
     (void)workspace; (void)workspace_bytes;
 #endif

@@ -15,6 +15,12 @@
 # -> 1.2-1.3 (near #17's); #1 and #8 (B N-major) 3-8% faster; #3 (batched, B N-major: 268M
 # of its 335M elements along their rows) 5.855 -> 2.5-3.5 ms; #17 (both along k: the same
 # code as round 52) unchanged within 2%: the card's drift.
+# Also a scale a tile (CGR_TILE_SCALE 1: each (row tile, k-tile) of an operand scaled by its
+# own largest |x|, found by the split's own pass, undone on each k-tile's partial as it is
+# promoted): no max pass, so the operands are read once, not twice. Prediction: correct
+# (max rel error no worse than the operand-wide scale's); #1 2-5% faster than its slab
+# form, #3 8-15%, level 2 #76 (a Linear: its 67M-element weight split every call) 4-8%,
+# #16 3-6%.
 # ncu on #16's split kernel (PASS 1), both forms: the slab one's DRAM throughput >= 80% of
 # peak, the chunk one's well below (its duration is the gap).
 # OUT default .deps/lab53.   LAB=.deps/lab53 tests/gpu/evidence.sh lab
@@ -24,14 +30,15 @@ cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab53}
 S=${SPECS:-.deps/specs/specs}
 . bench/labs/lib.sh  # b, def, p, listed
-for t in level1/16 level1/1 level1/8 level1/3 level1/17; do
+for t in level1/16 level1/1 level1/8 level1/3 level1/17 level2/76; do
   spec=$(ls "$S"/${t%%/*}/${t##*/}_*.json 2>/dev/null | head -1)
   [ -n "$spec" ] || { echo "round53: no spec for $t in $S"; continue; }
   d=${t#level}; d=g${d/\//-}  # level1/16 -> g1-16
   w=$(listed "$spec" "gemm wgmma.*presplit")
   [ -n "$w" ] || { echo "round53: $t has no presplit WGMMA variant"; continue; }
   p "$d" "$t" "$spec" "$w" slab-3xf16 "CGR_PRESPLIT 1" "$(def PREC 2)"
-  [ "$t" = level1/17 ] && continue  # both operands along k: no slabs
+  case $t in level1/8|level1/17) ;; *) p "$d" "$t" "$spec" "$w" tilescale-3xf16 "CGR_PRESPLIT 1" "$(def PREC 2)" "CGR_TILE_SCALE 1" ;; esac
+  case $t in level1/17|level2/76) continue ;; esac  # both operands along k: no slabs
   p "$d" "$t" "$spec" "$w" chunk-3xf16 "CGR_PRESPLIT 1" "$(def PREC 2)" "CGR_PRESPLIT_SLAB 0"
   if [ "$t" = level1/16 ]; then
     p "$d" "$t" "$spec" "$w" slab-3xtf32 "CGR_PRESPLIT 1" "$(def PREC 0)"

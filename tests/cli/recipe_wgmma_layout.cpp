@@ -4,7 +4,8 @@
 // which the WGMMA descriptors are made), every (row, k, stage) of both tiles. Also that the
 // producer's thread mapping covers each tile exactly once for either major, and that the
 // presplit form's workspace (CGR_PRESPLIT) holds each value once, where the stage wants it,
-// and that its slabs (an operand stored along its rows) write each once, in whole rows.
+// and that its slabs (an operand stored along its rows) write each once, in whole rows, as
+// do the tiles of the split with a scale a tile.
 // Built by tests/cli/t0706-recipe-gemm-emu.sh:
 //   c++ -std=c++17 -DCGR_KERNEL='"gen.cu"' -I include -I CUTLASS -I CUDA/include this.cpp
 #include <cutegen/abi.h>
@@ -196,6 +197,59 @@ template <int ROWS, int ROWS_MAX, int BATCHES> static int check_slabs(const char
     return bad;
 }
 
+// The split with tile scales (CGR_TILE_SCALE: presplit_scaled_tile's mapping), over batches
+// 0 and 1 (or 0): unit u is the tile whose scale the consumer reads at (batch * kKTiles +
+// kt) * ROW_TILES + rt, and its items (K-major: 8 threads a row; along the rows: its
+// slabs) write every (row, k) of that tile once, inside the tile.
+template <bool KMajor, int ROWS, int ROWS_MAX, int BATCHES> static int check_scaled(const char *name)
+{
+    constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS, kE = 4 * kEPW;
+    const int batches = BATCHES < 2 ? BATCHES : 2;
+    std::vector<uint8_t> hits(static_cast<size_t>(ROWS) * kBKE);
+    int bad = 0;
+    for (int64_t u = 0; u < int64_t(batches) * kKTiles * kRowTiles; ++u) {
+        int batch, kt, rt;
+        scaled_tile_at<kRowTiles>(u, batch, kt, rt);
+        if ((int64_t(batch) * kKTiles + kt) * kRowTiles + rt != u && bad++ < 5)
+            printf("%s tile %lld: (batch %d, kt %d, rt %d) is not where its scale is read\n", name, (long long)u, batch, kt, rt);
+        std::fill(hits.begin(), hits.end(), uint8_t(0));
+        auto chunk = [&](int r, int k0) {  // the item writing row r of the tile, k0 .. k0 + kE of the k-tile
+            const int64_t base = presplit_tile<ROWS, kRowTiles>(batch, rt, kt);
+            for (int q = 0; q < kE; ++q) {
+                const int64_t o = presplit_offset<ROWS, kRowTiles>(batch, rt * ROWS + r, kt * kBKE + k0 + q) - base;
+                if (r < 0 || r >= ROWS || k0 + q >= kBKE || o < 0 || o >= int64_t(ROWS) * kBK) {
+                    if (bad++ < 5)
+                        printf("%s tile %lld: row %d, k %d outside the tile\n", name, (long long)u, r, k0 + q);
+                    return;
+                }
+                hits[size_t(r) * kBKE + k0 + q]++;
+            }
+        };
+        if (KMajor) {
+            for (int e = 0; e < 256 * ((ROWS * 8 + 255) / 256); ++e) {
+                int r, c;
+                slab_item_at(e, r, c);
+                if (r < ROWS)
+                    chunk(r, c * kE);
+            }
+        } else {
+            for (int s0 = 0; s0 < ROWS; s0 += kSlab) {
+                const int nrows = ROWS - s0 < kSlab ? ROWS - s0 : kSlab;
+                for (int e = 0; e < 256 * kSlabItems; ++e) {
+                    int r, c;
+                    slab_item_at(e, r, c);
+                    if (r < nrows)
+                        chunk(s0 + r, c * kE);
+                }
+            }
+        }
+        for (size_t i = 0; i < hits.size(); ++i)
+            if (hits[i] != 1 && bad++ < 5)
+                printf("%s tile %lld: (row %zu, k %zu) written %d times\n", name, (long long)u, i / kBKE, i % kBKE, hits[i]);
+    }
+    return bad;
+}
+
 int main()
 {
     int bad = check_layout<SmemLayoutA>("A", kBM, kTileA) + check_layout<SmemLayoutB>("B", kBN, kTileB);
@@ -205,6 +259,7 @@ int main()
     }
     bad += check_presplit<SmemLayoutA, kBM, kTilesM>("A", kTileA) + check_presplit<SmemLayoutB, kBN, kTilesN>("B", kTileB);
     bad += check_slabs<kBM, kM, kBatchA>("A") + check_slabs<kBN, kN, kBatchB>("B");
+    bad += check_scaled<kAKMajor, kBM, kM, kBatchA>("A") + check_scaled<kBKMajor, kBN, kN, kBatchB>("B");
     printf("wgmma layout: tiles %dx%d and %dx%d, %d stages: %d mismatches\n", kBM, kBK, kBN, kBK, kStages, bad);
     return bad != 0;
 }
