@@ -115,6 +115,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_TILE_SCALE
 #define CGR_TILE_SCALE 0     // 3xFP16 presplit: 1, a scale a tile (row tile x k-tile) of each operand, found by
 #endif                       // the split itself (no max pass) and undone on each k-tile's partial (lab form)
+#ifndef CGR_MULTICAST
+#define CGR_MULTICAST 1      // presplit: 2, CTAs in clusters of two along M (tiles tm, tm + 1 of one tn), each
+#endif                       // loading half of the B tile they share, multicast to both (lab form)
 #ifndef CGR_RAW_STAGES
 #define CGR_RAW_STAGES 0  // 0: the producer loads each k-tile into registers; N > 0: cp.async copies
 #endif                    // N - 1 k-tiles ahead into a raw ring (lab round 33: slower but for A M-major)
@@ -149,6 +152,14 @@ static_assert(!CGR_PRESPLIT || (kProducers == 1 && CGR_RAW_STAGES == 0), "prespl
 constexpr bool kTileScale = CGR_TILE_SCALE != 0;
 static_assert(!kTileScale || (kF16 && CGR_PRESPLIT), "tile scales: 3xFP16 presplit");
 constexpr bool kPromote = CGR_PROMOTE != 0 || kTileScale;  // tile scales: undone on each k-tile's partial
+// CGR_MULTICAST 2: a k-tile's B tile comes half from each CTA of the pair (bulk copies
+// multicast to both), so the pair reads it from L2 once: 48 KB of L2 reads a CTA a 3xFP16
+// k-tile instead of 64 at 128 x 128. The pair shares tn because tile_coord walks M first
+// within groups of an even number of tile-rows.
+constexpr int kCluster = CGR_MULTICAST;
+static_assert(kCluster == 1 || (kCluster == 2 && CGR_PRESPLIT && CGR_TRI == 0 && CGR_GROUP % 2 == 0 &&
+                                (CGR_M + CGR_BM - 1) / CGR_BM % 2 == 0 && CGR_BN % 16 == 0),
+              "multicast: presplit, no triangle, an even number of tile-rows (and in a group), B halves of 8-row atoms");
 static_assert(CGR_SPLITK == 1 && CGR_ROWRED == 0, "split-K and row reductions: gemm_tc.cu");
 static_assert(CGR_VEC_A == 1 || CGR_VEC_A == 4, "vector width of A");
 static_assert(CGR_VEC_B == 1 || CGR_VEC_B == 4, "vector width of B");
@@ -789,6 +800,18 @@ __device__ __forceinline__ float tile_unscale(const float *ws, int batch, int tm
     return 1.f / (sa * sb);
 }
 
+// BYTES from global src to shared dst in both CTAs of the cluster (the same offset in each),
+// completing on the mbarrier at bar's offset in each (CGR_MULTICAST 2).
+__device__ __forceinline__ void bulk_copy_multicast(const void *src, uint64_t *bar, void *dst, int bytes)
+{
+    const uint16_t mask = 0x3;
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1], %2, [%3], %4;\n"
+                 :
+                 : "r"(cute::cast_smem_ptr_to_uint(dst)), "l"(src), "r"(bytes), "r"(cute::cast_smem_ptr_to_uint(bar)), "h"(mask)
+                 : "memory");
+}
+
 // The producer of the presplit form: thread 0 of the producer warpgroup, a stage's four
 // tiles by bulk copies on its full mbarrier (initialised for this one arrival).
 __device__ __forceinline__ void produce_presplit(const float *ws, SharedStorage &s, int batch, int tm, int tn)
@@ -800,14 +823,21 @@ __device__ __forceinline__ void produce_presplit(const float *ws, SharedStorage 
         const int stage = kt % kStages;
         if (kt >= kStages)
             Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
-        TxBarrier::arrive_and_expect_tx(&s.full[stage], kParts * (kTileA + kTileB) * 4);
+        TxBarrier::arrive_and_expect_tx(&s.full[stage], kParts * (kTileA + kTileB) * 4);  // (B: both halves)
         const float *ta = ws + presplit_tile<kBM, kTilesM>(ba, tm, kt);
         const float *tb = ws + kWsA + presplit_tile<kBN, kTilesN>(bb, tn, kt);
         cute::SM90_BULK_COPY_G2S::copy(ta, &s.full[stage], s.a_big + stage * kTileA, kTileA * 4);
-        cute::SM90_BULK_COPY_G2S::copy(tb, &s.full[stage], s.b_big + stage * kTileB, kTileB * 4);
-        if constexpr (kParts == 2) {
+        if constexpr (kParts == 2)
             cute::SM90_BULK_COPY_G2S::copy(ta + kTileA, &s.full[stage], s.a_small + stage * kTileA, kTileA * 4);
-            cute::SM90_BULK_COPY_G2S::copy(tb + kTileB, &s.full[stage], s.b_small + stage * kTileB, kTileB * 4);
+        if constexpr (kCluster == 1) {
+            cute::SM90_BULK_COPY_G2S::copy(tb, &s.full[stage], s.b_big + stage * kTileB, kTileB * 4);
+            if constexpr (kParts == 2)
+                cute::SM90_BULK_COPY_G2S::copy(tb + kTileB, &s.full[stage], s.b_small + stage * kTileB, kTileB * 4);
+        } else {  // this CTA's half of B, to the same place in both CTAs, counted on both full barriers
+            const int h = int(cute::block_rank_in_cluster()) * (kTileB / 2);
+            bulk_copy_multicast(tb + h, &s.full[stage], s.b_big + stage * kTileB + h, kTileB * 2);
+            if constexpr (kParts == 2)
+                bulk_copy_multicast(tb + kTileB + h, &s.full[stage], s.b_small + stage * kTileB + h, kTileB * 2);
         }
     }
 }
@@ -859,7 +889,15 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, const
     // (u: with tile scales, the k-tile's unscale, loaded before the wait)
     auto retire = [&](auto &target, int kt, float u) {
         warpgroup_fence_operand(target);
-        Barrier::arrive(&s.empty[kt % kStages]);
+        if constexpr (kCluster == 1) {
+            Barrier::arrive(&s.empty[kt % kStages]);
+        } else {  // the stage free in both CTAs: the pair's producers both write it (B halves)
+            __syncwarp();
+            if (t % 32 == 0) {
+                Barrier::arrive(&s.empty[kt % kStages]);
+                Barrier::arrive(&s.empty[kt % kStages], cute::block_rank_in_cluster() ^ 1u, 1u);
+            }
+        }
         if constexpr (kTileScale) {
             CUTE_UNROLL
             for (int i = 0; i < size(acc); ++i)
@@ -919,7 +957,11 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, const
     store_tile(p, acc, tCcC, int64_t(batch) * kM);
 }
 
-__global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const float *ws)
+__global__ void __launch_bounds__(kThreads, 1)
+#if CGR_MULTICAST > 1
+__cluster_dims__(CGR_MULTICAST, 1, 1)
+#endif
+gemm_kernel(const Params p, const float *ws)
 {
     extern __shared__ char smem_raw[];
     SharedStorage &s = *reinterpret_cast<SharedStorage *>(
@@ -931,11 +973,17 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const
     if (threadIdx.x == 0) {
         for (int i = 0; i < kStages; ++i) {
             Barrier::init(&s.full[i], CGR_PRESPLIT ? 1 : 128 * kProducers);
-            Barrier::init(&s.empty[i], 128 * kConsumers);
+            // the consumers' threads; with multicast, a thread a consumer warp of either CTA
+            Barrier::init(&s.empty[i], kCluster == 1 ? 128 * kConsumers : 2 * 4 * kConsumers);
         }
         cutlass::arch::fence_barrier_init();
     }
-    __syncthreads();
+    if constexpr (kCluster == 1) {
+        __syncthreads();
+    } else {  // the peer's barriers are set up before its copies and arrivals reach them
+        cute::cluster_arrive_relaxed();
+        cute::cluster_wait();
+    }
     if (wg < kProducers) {
         if constexpr (CGR_PRESPLIT != 0) {
             if (threadIdx.x == 0 && !tile_skipped(tm, tn))
@@ -946,6 +994,8 @@ __global__ void __launch_bounds__(kThreads, 1) gemm_kernel(const Params p, const
     } else {
         consume(p, s, ws, batch, tm, tn, threadIdx.x - 128 * kProducers);
     }
+    if constexpr (kCluster > 1)
+        cute::cluster_sync();  // no CTA leaves while its peer may still arrive on its barriers
 }
 #endif  // CGR_GEMM_EMULATE
 

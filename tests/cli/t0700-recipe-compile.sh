@@ -125,8 +125,8 @@ extra() {
 # operands K-major (a Linear); the same split in 3xTF32; the in-kernel split (a lab form
 # since round 52) with A M-major, with its raw ring of cp.async copies (round 33) and with
 # two producer warpgroups (round 37); the split a thread a 16-byte chunk (round 52's, a lab
-# form since the slabs) and with a scale a tile (CGR_TILE_SCALE, lab round 53: A K-major,
-# B N-major, irregular sizes)
+# form since the slabs), with a scale a tile (CGR_TILE_SCALE, lab round 53: A K-major,
+# B N-major, irregular sizes) and with B multicast to clusters of two (CGR_MULTICAST 2)
 tf32='s/^#define CGR_PREC 2$/#define CGR_PREC 0/'
 insplit='s/^#define CGR_PRESPLIT 1$/#define CGR_PRESPLIT 0/'
 extra linear_wgmma l2_gemm_add_relu 'gemm wgmma 3xf16'
@@ -139,6 +139,7 @@ extra matmul_wgmma_raw3 matmul 'gemm wgmma 3xf16' "$tf32" "$insplit" 's/^#define
 extra matmul_wgmma_2prod matmul 'gemm wgmma 3xf16' "$tf32" "$insplit" "CGR_PRODUCERS 2"
 extra matmul_ta_wgmma_chunk kb_l1_16_matmul_ta 'gemm wgmma 3xf16' "CGR_PRESPLIT_SLAB 0"
 extra matmul_irregular_wgmma_tilescale matmul_irregular 'gemm wgmma 3xf16' "CGR_TILE_SCALE 1"
+extra matmul_wgmma_multicast matmul 'gemm wgmma 3xf16' "CGR_MULTICAST 2"
 # a staged plan of a convolution and a norm (recipe_stage.c): the norm's template in a namespace
 extra staged_conv_instnorm conv/l2_17_Conv2d_InstanceNorm_Divide 'stage 0 variant 0, stage 1 variant 0'
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,

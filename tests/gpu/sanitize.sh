@@ -15,8 +15,8 @@
 # reported no error.
 #   tests/gpu/sanitize.sh [--out DIR] [PROBLEM.py...]
 #   (SAN_PER_PROBLEM=N variants a problem; SAN_PATTERN=REGEX picks them instead of the
-#   default or the problem's own line; SAN_TIMEOUT=S a tool run; SAN_ALSO="CGR_NAME VALUE":
-#   each variant also with that #define in front, a lab form)
+#   default or the problem's own line; SAN_TIMEOUT=S a tool run; SAN_ALSO="CGR_A 1;CGR_B 2":
+#   each variant also with each of those #defines in front, lab forms)
 # Needs: a GPU, compute-sanitizer, PyTorch, CUTLASS (skips, exit 77, when one is missing).
 # The tool wraps only the worker (CUTEGEN_WORKER, below): session 8's run of the whole
 # `cutegen eval` under the tool checked nothing (docs/perf.md, 2026-12-03 13:36).
@@ -89,10 +89,11 @@ for p in "${problems[@]}"; do
     k="$OUT/$name.v$v.cu"
     "$CG" recipe --spec "$OUT/$name.spec.json" --variant "$v" --out "$k" >/dev/null || { echo "FAIL $name v$v: generation"; fail=$((fail + 1)); continue; }
     sanitize "$p" "$k" "$name.v$v ($(grep '^variant '"$v"':' "$OUT/$name.list.txt" | cut -d: -f2 | cut -c2-30))"
-    if [ -n "${SAN_ALSO:-}" ]; then  # a lab form of the same kernel: "#define SAN_ALSO" in front
-      { echo "#define $SAN_ALSO"; cat "$k"; } >"$OUT/$name.v$v.also.cu"
-      sanitize "$p" "$OUT/$name.v$v.also.cu" "$name.v$v with $SAN_ALSO"
-    fi
+    IFS=';' read -r -a also <<<"${SAN_ALSO:-}"
+    for i in "${!also[@]}"; do  # lab forms of the same kernel: "#define ..." in front
+      { echo "#define ${also[$i]}"; cat "$k"; } >"$OUT/$name.v$v.also$i.cu"
+      sanitize "$p" "$OUT/$name.v$v.also$i.cu" "$name.v$v with ${also[$i]}"
+    done
     cl=$(sed -n 's/^#define CGR_CLUSTER \([0-9]*\).*/\1/p' "$k" | head -1)
     if [ "$grouped" = 0 ] && grep -q '^#define CGR_ROWS_PREFETCH 1' "$k" && [ "${cl:-1}" -gt 1 ]; then
       g="$OUT/$name.v$v.group$cl.cu"
