@@ -31,7 +31,7 @@
 # ncu on #16's split kernel (PASS 1), both forms: the slab one's DRAM throughput >= 80% of
 # peak, the chunk one's well below (its duration is the gap).
 # OUT default .deps/lab53.   LAB=.deps/lab53 tests/gpu/evidence.sh lab
-#   NCU=".deps/lab53/g1-16/slab-3xf16.so:presplit_kernelILi1 .deps/lab53/g1-16/chunk-3xf16.so:presplit_kernelILi1"
+#   NCU="level1/16:.deps/lab53/g1-16/slab-3xf16.so:presplit_kernel.1 level1/16:.deps/lab53/g1-16/chunk-3xf16.so:presplit_kernel.1"
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab53}
