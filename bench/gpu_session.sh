@@ -7,6 +7,8 @@
 #          [.deps/cache.tar.gz: bench/prebuild.sh's cache, then `tar czf .deps/cache.tar.gz -C .deps/cache .`]
 #   SAN="tests/gpu/problems/a.py ..." LABS=".deps/lab48" NCU="level1/40:x.so:regex" LIST=bench/sweeps/x.txt \
 #     [SWEEP_GPU=H200 [LIST_ELSE=bench/sweeps/y.txt] [LABS_ELSE=.deps/labN]] TOTAL=540 bench/gpu_session.sh
+# Check first, here, with the same variables: bench/gpu_preflight.sh CARRY... (what is
+# missing, and the carry's size against the device tool's 64 MiB).
 # Each part's summary goes to $OUT (the device tool's folder: it comes back; gpu.txt,
 # sanitize.txt, one .txt a lab, bench.txt and the sweep's report) and to stdout; the rest
 # (ncu's reports, the sweep's runs) to $OUT/details.tar.gz. TOTAL: seconds this call may take in all (the sweep gets the rest,
