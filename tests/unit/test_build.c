@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,7 +241,16 @@ static void test_compile_error_is_digested_and_cached(void **state)
 static void test_build_many_in_parallel(void **state)
 {
     (void)state;
-    char *nvcc = write_fake("nvcc-par", "sleep 1; echo built > \"$out\"");
+    /* Each fake compile marks its start, then waits (10 s at most) until three have started
+     * and writes how many it saw: 3 only if the builds ran at once. No wall-clock bound, so
+     * a loaded host cannot fail it. */
+    char *dir = xasprintf("%s/par-starts", tmp_dir);
+    mkdir(dir, 0755);
+    char *body = xasprintf("touch %s/start.$$; i=0\n"
+                           "while [ $(ls %s | grep -c '^start') -lt 3 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done\n"
+                           "ls %s | grep -c '^start' > %s/seen.$$; echo built > \"$out\"",
+                           dir, dir, dir, dir);
+    char *nvcc = write_fake("nvcc-par", body);
     char *s[3] = { write_source("p0.cu", "// 0\n"), write_source("p1.cu", "// 1\n"),
                    write_source("p2.cu", "// 2\n") };
     build_config cfg = base_config(nvcc);
@@ -248,16 +258,33 @@ static void test_build_many_in_parallel(void **state)
     build_result r[3];
     for (int i = 0; i < 3; i++)
         build_result_init(&r[i]);
-    double t0 = now_seconds();
     assert_int_equal(build_many(&cfg, (const char *const *)s, 3, r), 0);
-    double wall = now_seconds() - t0;
     for (int i = 0; i < 3; i++) {
         assert_int_equal(r[i].status, BUILD_OK);
         build_result_release(&r[i]);
         free(s[i]);
     }
-    assert_true(wall < 2.8); /* three 1 s builds at once, not one after another */
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int seen_files = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "seen.", 5) != 0)
+            continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name);
+        strbuf sb = STRBUF_INIT;
+        assert_int_equal(read_file(path, &sb, 100), 0);
+        if (atoi(sb.buf) < 3)  /* this build ran with fewer than three started: one after another */
+            fail_msg("a build saw %d of the 3 started: the builds did not run at once", atoi(sb.buf));
+        seen_files++;
+        strbuf_release(&sb);
+        free(path);
+    }
+    closedir(d);
+    assert_true(seen_files >= 3);
+    free(body);
     free(nvcc);
+    free(dir);
 }
 
 static void test_gencode(void **state)
