@@ -3,7 +3,8 @@
 # compute-sanitizer on the problems whose device code changed, the variant labs built
 # here, then a sweep of `cutegen bench` in whatever time is left. Run by the device tool
 # from the project root with the build, the KernelBench copy and the CUTLASS wheel carried:
-#   carry: build .deps/kernelbench .deps/nvidia_cutlass-4.2.0.0-py3-none-any.whl [.deps/labN]
+#   carry: build/cutegen build/cutegen-worker (all it needs of the build folder) .deps/kernelbench
+#          .deps/nvidia_cutlass-4.2.0.0-py3-none-any.whl [.deps/labN]
 #          [.deps/cache.tar.gz: bench/prebuild.sh's cache, then `tar czf .deps/cache.tar.gz -C .deps/cache .`]
 #   SAN="tests/gpu/problems/a.py ..." LABS=".deps/lab48" NCU="level1/40:x.so:regex" LIST=bench/sweeps/x.txt \
 #     [SWEEP_GPU=H200 [LIST_ELSE=bench/sweeps/y.txt] [LABS_ELSE=.deps/labN]] TOTAL=540 bench/gpu_session.sh
