@@ -56,4 +56,21 @@ for t in level1/16 level1/1 level1/8 level1/3 level1/17 level2/76; do
     p "$d" "$t" "$spec" "$w" chunk-3xtf32 "CGR_PRESPLIT 1" "$(def PREC 0)" "CGR_PRESPLIT_SLAB 0"
   fi
 done
+# LayerNorm (level 1 #40) held on chip two rows at a time (bench/labs/kernels/layernorm_pairs.cu:
+# 128 persistent CTAs launched cooperatively, row 2p in registers and 2p + 1 in shared
+# memory, one exchange a pair, the weights read once a pair and kept in L2, the next pair's
+# register row prefetched into L2 during the exchange) against the generator's split.
+# Prediction: correct; 0.15-0.18 ms on the H200 against the split's 0.222 (the traffic 568
+# MB of DRAM plus 256 MB of weights from L2, against 836 MB); without the hints the weights
+# come from DRAM more often (10-25% slower); without the prefetch 5-10% slower.
+spec=$(ls "$S"/level1/40_*.json 2>/dev/null | head -1)
+if [ -n "$spec" ]; then
+  p l40 level1/40 "$spec" 0 split-v0
+  L=bench/labs/kernels/layernorm_pairs.cu
+  k l40 level1/40 "$L" pairs
+  k l40 level1/40 "$L" pairs-nohints "LAB_HINTS 0"
+  k l40 level1/40 "$L" pairs-noprefetch "LAB_PREFETCH 0"
+else
+  echo "round53: no spec for level1/40 in $S"
+fi
 wait
