@@ -56,21 +56,34 @@ for t in level1/16 level1/1 level1/8 level1/3 level1/17 level2/76; do
     p "$d" "$t" "$spec" "$w" chunk-3xtf32 "CGR_PRESPLIT 1" "$(def PREC 0)" "CGR_PRESPLIT_SLAB 0"
   fi
 done
-# LayerNorm (level 1 #40) held on chip two rows at a time (bench/labs/kernels/layernorm_pairs.cu:
-# 128 persistent CTAs launched cooperatively, row 2p in registers and 2p + 1 in shared
-# memory, one exchange a pair, the weights read once a pair and kept in L2, the next pair's
-# register row prefetched into L2 during the exchange) against the generator's split.
-# Prediction: correct; 0.15-0.18 ms on the H200 against the split's 0.222 (the traffic 568
-# MB of DRAM plus 256 MB of weights from L2, against 836 MB); without the hints the weights
-# come from DRAM more often (10-25% slower); without the prefetch 5-10% slower.
+# Norms held on chip by the whole GPU, several rows a step (bench/labs/kernels/norm_held_rows.cu:
+# 128 persistent CTAs launched cooperatively, each its columns of every row, one exchange a
+# step, the next step prefetched into L2 during it). LayerNorm (level 1 #40): a row in
+# registers and one in shared memory a step, the full-size weights read once a step and kept
+# in L2. Prediction: correct; 0.15-0.18 ms on the H200 against the split's 0.222 (568 MB of
+# DRAM plus 256 MB of weights from L2, against 836 MB); without the hints 10-25% slower;
+# without the prefetch 5-10% slower. GroupNorm (level 1 #35): 2 + 2 rows a step (224 steps
+# of 4 groups), or 1 + 3. Prediction: correct; 3.9-4.2 ms on the H200 against variant 1
+# (persistent held chunks, 4.500 in round 48) and variant 0 (the ring, 4.543): 83-90% of
+# SoL if the prefetch hides the 224 exchanges; with all four rows prefetched, within 3%.
+L=bench/labs/kernels/norm_held_rows.cu
 spec=$(ls "$S"/level1/40_*.json 2>/dev/null | head -1)
 if [ -n "$spec" ]; then
   p l40 level1/40 "$spec" 0 split-v0
-  L=bench/labs/kernels/layernorm_pairs.cu
-  k l40 level1/40 "$L" pairs
-  k l40 level1/40 "$L" pairs-nohints "LAB_HINTS 0"
-  k l40 level1/40 "$L" pairs-noprefetch "LAB_PREFETCH 0"
+  k l40 level1/40 "$L" held-1+1
+  k l40 level1/40 "$L" held-1+1-nohints "LAB_HINTS 0"
+  k l40 level1/40 "$L" held-1+1-noprefetch "LAB_PREFETCH 0"
 else
   echo "round53: no spec for level1/40 in $S"
+fi
+spec=$(ls "$S"/level1/35_*.json 2>/dev/null | head -1)
+if [ -n "$spec" ]; then
+  p g35 level1/35 "$spec" 0 ring-v0
+  p g35 level1/35 "$spec" 1 persist-v1
+  k g35 level1/35 "$L" held-2+2 "LAB_AFFINE 1"
+  k g35 level1/35 "$L" held-2+2-prefetch-all "LAB_AFFINE 1" "LAB_PREFETCH 2"
+  k g35 level1/35 "$L" held-1+3 "LAB_AFFINE 1" "LAB_REG_ROWS 1" "LAB_SMEM_ROWS 3"
+else
+  echo "round53: no spec for level1/35 in $S"
 fi
 wait
