@@ -10,30 +10,33 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bad=0
 miss() { echo "preflight: $*"; bad=$((bad + 1)); }
+# a problem ("level1/40") in the KernelBench copy the call carries
+has_problem() { ls ".deps/kernelbench/${1%%/*}/${1##*/}"*.py >/dev/null 2>&1; }
+kb_hint="(copy ../shared/kernelbench to .deps/kernelbench, or fix the name)"
 [ -x build/cutegen ] || miss "build/cutegen is missing: build the project (scripts/setup.sh)"
-for f in ${SAN:-}; do [ -f "$f" ] || miss "SAN: no problem file $f"; done
+for f in ${SAN:-}; do [ -f "$f" ] || miss "SAN: no problem file $f (tests/gpu/problems/*.py are the sanitizer's)"; done
 for lab in ${LABS:-} ${LABS_ELSE:-}; do
   [ -d "$lab" ] || { miss "no lab folder $lab (its bench/labs script builds it)"; continue; }
   n=$(ls "$lab"/*/*.so 2>/dev/null | wc -l)
   [ "$n" -gt 0 ] || miss "lab $lab holds no builds (run its bench/labs script first)"
-  for d in "$lab"/*/; do [ -f "$d/task" ] || miss "lab $d has no task file"; done
+  for d in "$lab"/*/; do [ -f "$d/task" ] || miss "lab $d has no task file naming its problem (bench/labs/lib.sh writes it: rebuild with the lab script)"; done
 done
 for item in ${NCU:-}; do
   IFS=: read -r t so re <<<"$item"
-  [ -f "$so" ] || miss "NCU: no build $so"
-  ls ".deps/kernelbench/${t%%/*}/${t##*/}_"*.py >/dev/null 2>&1 || miss "NCU: no problem $t in .deps/kernelbench"
+  [ -f "$so" ] || miss "NCU: no build $so (run its bench/labs script first)"
+  has_problem "${t}_" || miss "NCU: no problem $t in .deps/kernelbench $kb_hint"
   [ -n "$re" ] || echo "preflight: NCU $so: no kernel regex, the first launch is profiled"
 done
 for list in ${LIST:-} ${LIST_ELSE:-}; do
-  [ -f "$list" ] || { miss "no list $list"; continue; }
+  [ -f "$list" ] || { miss "no list $list (bench/sweeps/*.txt are lists)"; continue; }
   for t in $(grep -v '^#' "$list"); do
-    ls ".deps/kernelbench/${t%%/*}/${t##*/}"*.py >/dev/null 2>&1 || miss "$list: no problem $t in .deps/kernelbench"
+    has_problem "$t" || miss "$list: no problem $t in .deps/kernelbench $kb_hint"
   done
   echo "preflight: $list: $(grep -v '^#' "$list" | wc -w) problems"
 done
 total=0
 for c in "$@"; do
-  [ -e "$c" ] || { miss "carry: $c is not here"; continue; }
+  [ -e "$c" ] || { miss "carry: $c is not here (build it, or leave it out of the carry list)"; continue; }
   kb=$(du -sk "$c" | cut -f1)
   total=$((total + kb))
   printf 'preflight: carry %-50s %6d KiB\n' "$c" "$kb"
