@@ -75,8 +75,10 @@ done
 
 # NCU="level1/40:.deps/lab48/l40/new-ring-g128-6x4.so:rows_ring ...": one kernel launch of
 # each build under ncu (speed of light, memory, occupancy, warp states), after the labs. The
-# regex is matched against the kernel's function name without its namespace (rows_ring,
-# cols_kernel; "cgr_norm" matches nothing).
+# regex is matched against the kernel's demangled name, template arguments and parameters
+# included ("presplit_kernel<1>" picks one instantiation; "rows_ring" any; session 24's
+# "presplit_kernel.1" matched nothing: without --kernel-name-base demangled ncu matches the
+# bare function name), and ncu lists the kernels it saw when none matched.
 for item in ${NCU:-}; do
   IFS=: read -r t so re <<<"$item"
   [ "$(left)" -gt 90 ] || { echo "gpu_session: no time left for ncu on $so"; break; }
@@ -84,7 +86,7 @@ for item in ${NCU:-}; do
   [ -n "$task" ] && [ -f "$so" ] || { echo "gpu_session: ncu: no problem $t or no build $so"; continue; }
   name=ncu-$(basename "$(dirname "$so")")-$(basename "$so" .so)
   mkdir -p "$W/ncu"
-  timeout "${NCU_T:-90}" ncu --kernel-name "regex:${re:-.}" --launch-count 1 --section SpeedOfLight \
+  timeout "${NCU_T:-90}" ncu --kernel-name-base demangled --kernel-name "regex:${re:-.}" --launch-count 1 --section SpeedOfLight \
     --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
     python3 bench/variant_lab.py --task "$task" --rounds 1 --iters 1 --warmup 0 "$so" >"$W/ncu/$name.txt" 2>&1
   echo "ncu $so (rc $?, $(left) s left):"

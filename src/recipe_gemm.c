@@ -1254,14 +1254,15 @@ static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, 
 
 /*
  * Whether the WGMMA kernel with its operands split before the product in 3xFP16 comes
- * first: where the split's traffic (each operand element read twice, for its scale and
- * its split, and written once as two halves: ~12 bytes) is small against the product's
- * tensor-core time, i.e. where the product does at least 1024 flops an operand element.
- * H100, lab round 52 (docs/perf.md): 1_Square (4096 flops an element) 0.907 ms against
- * mma.sync's 1.758; 8_Matmul_with_irregular_shapes_ (4330) 1.705 against 6.365; level 2
- * #76 (1820) 0.890 ms, 3.16x eager (mma.sync's row of the H200 table: 1.59x); the batched
- * 3_Batched_matrix_multiplication (820: each batch its own B) 5.855 ms, slower than
- * eager's 5.296.
+ * first: where the split's traffic (each operand element read once and written once as
+ * two fp16 halves, a scale a tile found by the split itself: ~8 bytes) is small against
+ * the product's tensor-core time, i.e. where the product does at least 512 flops an
+ * operand element. H100, lab round 53 (docs/perf.md, split through shared-memory slabs
+ * with tile scales): 1_Square (4096 flops an element) 0.697 ms, 3.81x eager;
+ * 16_Matmul_with_transposed_A 0.753 ms, 3.48x; level 2 #76 (1820) 0.863 ms, 3.20x; the
+ * batched 3_Batched_matrix_multiplication (820: each batch its own B) 2.488 ms, 2.15x
+ * (round 52's split, a thread a chunk along the rows and a max pass first: 5.855 ms,
+ * slower than eager's 5.296; mma.sync's row of the H200 table 1.44x).
  */
 static bool presplit_first(const recipe_gemm_plan *g)
 {
@@ -1270,7 +1271,7 @@ static bool presplit_first(const recipe_gemm_plan *g)
     double flops = 2.0 * g->m * g->n * (double)g->k * g->batch;
     /* and K at least 8 of its 64-deep k-tiles: with a short K writing C is the work, which
      * one CTA an SM cannot overlap with the next tile's loads (recipe_gemm_variants' cost) */
-    return ea + eb > 0 && flops / (ea + eb) >= 1024 && g->k >= 512;
+    return ea + eb > 0 && flops / (ea + eb) >= 512 && g->k >= 512;
 }
 
 /* Whether a tensor-core tile runs 3xFP16 well: k-blocks are paired within a 32-deep
@@ -1507,6 +1508,11 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         strbuf_addf(sb, "#define CGR_PROMOTE %d\n", recipe_tf32_promote((g->k + split - 1) / split));
         if (t->wgmma)
             strbuf_addf(sb, "#define CGR_PRESPLIT %d\n", t->presplit);
+        /* 3xFP16 split first: a scale a tile, found by the split in one pass (lab round 53,
+         * H100: 1_Square 0.697 ms against one scale an operand's 0.780, #3 2.488 against
+         * 2.618, more exact: #3's max abs error 7.0e-4 against 3.1e-3) */
+        if (t->wgmma && t->presplit && t->prec == RECIPE_GEMM_3XF16)
+            strbuf_adds(sb, "#define CGR_TILE_SCALE 1\n");
         /* GroupNorm's scratch is read back at once: plain stores keep it in L2 */
         strbuf_addf(sb, "#define CGR_STORE_STREAM %d\n", p->r > 0 ? 0 : RECIPE_GEMM_STORE_STREAM);
     }

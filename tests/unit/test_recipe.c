@@ -977,7 +977,7 @@ static void test_gemm_variants(void **state)
  * the product (CGR_PRESPLIT 1), in 3xFP16 and in 3xTF32: offered on sm_90 for plain
  * products of every operand layout, with one producer warpgroup besides the bm/64
  * consumers and their shared memory within the SM's; the 3xFP16 one first where the
- * product does at least 1024 flops an operand element and K is at least 512
+ * product does at least 512 flops an operand element and K is at least 512
  * (presplit_first), else after
  * mma.sync's first choices; 64 x 128 tiles where 128 x 128 ones are too few; not below
  * sm_90, not for row reductions, not where the tiles would leave most SMs idle (M = N =
@@ -993,7 +993,7 @@ static void test_gemm_wgmma(void **state)
         const char *fixture;
         bool first; /* 3xFP16 presplit first */
     } offered[] = { { "matmul", true }, { "matmul_ta", true }, { "matmul_tb", true }, { "matmul_tab", true },
-                    { "bmm", false }, { "matmul_irregular", true }, { "l2_gemm_add_relu", true },
+                    { "bmm", true }, { "matmul_irregular", true }, { "l2_gemm_add_relu", true },
                     { "triu_matmul", true } };
     for (size_t f = 0; f < sizeof offered / sizeof offered[0]; f++) {
         load(offered[f].fixture, &p);
@@ -1015,7 +1015,7 @@ static void test_gemm_wgmma(void **state)
         double elems = (double)g->m * g->k * (g->a_bstride ? g->batch : 1) +
                        (double)g->n * g->k * (g->b_bstride ? g->batch : 1);
         double intensity = 2.0 * g->m * g->n * (double)g->k * g->batch / elems;
-        assert_true((intensity >= 1024 && g->k >= 512) == offered[f].first);
+        assert_true((intensity >= 512 && g->k >= 512) == offered[f].first);
         assert_true(v[0].gemm.wgmma == offered[f].first);
         for (int prec = RECIPE_GEMM_3XTF32; prec <= RECIPE_GEMM_3XF16; prec += RECIPE_GEMM_3XF16) {
             int j = 0;
@@ -1031,6 +1031,8 @@ static void test_gemm_wgmma(void **state)
             assert_non_null(strstr(cu.buf, "GMMA::Layout_K_SW128_Atom"));
             assert_non_null(strstr(cu.buf, "#define CGR_PRESPLIT 1\n"));
             assert_non_null(strstr(cu.buf, prec == RECIPE_GEMM_3XF16 ? "#define CGR_PREC 2\n" : "#define CGR_PREC 0\n"));
+            /* 3xFP16: a scale a tile (lab round 53); 3xTF32 has no fp16 range to leave */
+            assert_true((strstr(cu.buf, "#define CGR_TILE_SCALE 1\n") != NULL) == (prec == RECIPE_GEMM_3XF16));
             recipe_params_format(&v[j], &line);
             assert_non_null(strstr(line.buf, prec == RECIPE_GEMM_3XF16 ? "gemm wgmma 3xf16 tile=" : "gemm wgmma 3xtf32 tile="));
             assert_non_null(strstr(line.buf, " presplit"));
