@@ -115,7 +115,15 @@ extra() {
        --out "$TMP/gen/$name.tmp" >/dev/null 2>&1; then
     echo "FAIL: $f lists no variant matching '$pat'"; failures=$((failures + 1)); return
   fi
-  for e in "$@"; do case $e in s/*) sed -i -e "$e" "$TMP/gen/$name.tmp" ;; esac; done
+  for e in "$@"; do
+    case $e in s/*)
+      cp "$TMP/gen/$name.tmp" "$TMP/gen/$name.before"
+      sed -i -e "$e" "$TMP/gen/$name.tmp"
+      if cmp -s "$TMP/gen/$name.tmp" "$TMP/gen/$name.before"; then  # the form it names would not be built
+        echo "FAIL: $name: the edit '$e' changed nothing in $f's variant $k"; failures=$((failures + 1)); return
+      fi ;;
+    esac
+  done
   { for e in "$@"; do case $e in s/*) ;; *) echo "#define $e" ;; esac; done; cat "$TMP/gen/$name.tmp"; } \
     >"$TMP/gen/$name.cu"
   echo "90a $TMP/gen/$name.cu -" >>"$jobs"
@@ -124,10 +132,12 @@ extra() {
 # offered first): A M-major with 4-byte loads (irregular sizes), a triangular product, both
 # operands K-major (a Linear); the same split in 3xTF32; the in-kernel split (a lab form
 # since round 52) with A M-major, with its raw ring of cp.async copies (round 33) and with
-# two producer warpgroups (round 37); the split a thread a 16-byte chunk (round 52's, a lab
-# form since the slabs), with a scale a tile (CGR_TILE_SCALE, lab round 53: A K-major,
-# B N-major, irregular sizes) and with B multicast to clusters of two (CGR_MULTICAST 2)
-tf32='s/^#define CGR_PREC 2$/#define CGR_PREC 0/'
+# two producer warpgroups (round 37); one scale an operand (a max pass first: the form
+# before session 25's tile scales), with the split a thread a 16-byte chunk (round 52's, a
+# lab form since the slabs; tile scales always split by slabs) and with irregular sizes;
+# and with B multicast to clusters of two (CGR_MULTICAST 2). 3xTF32 has no scales.
+onescale='s/^#define CGR_TILE_SCALE 1$/#define CGR_TILE_SCALE 0/'
+tf32="s/^#define CGR_PREC 2\$/#define CGR_PREC 0/;$onescale"
 insplit='s/^#define CGR_PRESPLIT 1$/#define CGR_PRESPLIT 0/'
 extra linear_wgmma l2_gemm_add_relu 'gemm wgmma 3xf16'
 extra matmul_ta_wgmma kb_l1_16_matmul_ta 'gemm wgmma 3xf16'
@@ -137,8 +147,8 @@ extra matmul_ta_wgmma_tf32 kb_l1_16_matmul_ta 'gemm wgmma 3xf16' "$tf32"
 extra matmul_ta_wgmma_insplit kb_l1_16_matmul_ta 'gemm wgmma 3xf16' "$tf32" "$insplit"
 extra matmul_wgmma_raw3 matmul 'gemm wgmma 3xf16' "$tf32" "$insplit" 's/^#define CGR_STAGES 3$/#define CGR_STAGES 2/' "CGR_RAW_STAGES 3"
 extra matmul_wgmma_2prod matmul 'gemm wgmma 3xf16' "$tf32" "$insplit" "CGR_PRODUCERS 2"
-extra matmul_ta_wgmma_chunk kb_l1_16_matmul_ta 'gemm wgmma 3xf16' "CGR_PRESPLIT_SLAB 0"
-extra matmul_irregular_wgmma_tilescale matmul_irregular 'gemm wgmma 3xf16' "CGR_TILE_SCALE 1"
+extra matmul_ta_wgmma_chunk kb_l1_16_matmul_ta 'gemm wgmma 3xf16' "$onescale" "CGR_PRESPLIT_SLAB 0"
+extra matmul_irregular_wgmma_onescale matmul_irregular 'gemm wgmma 3xf16' "$onescale"
 extra matmul_wgmma_multicast matmul 'gemm wgmma 3xf16' "CGR_MULTICAST 2"
 # a staged plan of a convolution and a norm (recipe_stage.c): the norm's template in a namespace
 extra staged_conv_instnorm conv/l2_17_Conv2d_InstanceNorm_Divide 'stage 0 variant 0, stage 1 variant 0'
