@@ -665,7 +665,10 @@ __device__ __forceinline__ float f16_scale(float amax)
 {
     if (!(amax > 0.f) || !isfinite(amax))
         return 1.f;
-    return ldexpf(1.f, 14 - ilogbf(amax));
+    // at most 2^126: below 2^-112 (a tile of tiny or subnormal values) 2^(14 - ilogb)
+    // would be inf, and the tile's zeros NaN
+    const int e = 14 - ilogbf(amax);
+    return ldexpf(1.f, e < 126 ? e : 126);
 }
 
 constexpr int64_t kPresplitA = int64_t(kBatchA) * kTilesM * kBM * kKTiles * 8;  // threads
@@ -797,7 +800,7 @@ __device__ __forceinline__ float tile_unscale(const float *ws, int batch, int tm
     const int ba = kBatchA > 1 ? batch : 0, bb = kBatchB > 1 ? batch : 0;
     const float sa = __ldg(ws + kWsScale + (int64_t(ba) * kKTiles + kt) * kTilesM + tm);
     const float sb = __ldg(ws + kWsScale + kScalesA + (int64_t(bb) * kKTiles + kt) * kTilesN + tn);
-    return 1.f / (sa * sb);
+    return (1.f / sa) * (1.f / sb);  // exact (powers of two); sa * sb could overflow to inf
 }
 
 // BYTES from global src to shared dst in both CTAs of the cluster (the same offset in each),
@@ -949,7 +952,7 @@ __device__ __forceinline__ void consume(const Params &p, SharedStorage &s, const
         }
     }
     if constexpr (kF16 && !kTileScale) {  // the operands' scales undone (powers of two: exact)
-        const float u = 1.f / (f16_scale(ws[kWsAmax]) * f16_scale(ws[kWsAmax + 1]));
+        const float u = (1.f / f16_scale(ws[kWsAmax])) * (1.f / f16_scale(ws[kWsAmax + 1]));
         CUTE_UNROLL
         for (int i = 0; i < size(acc); ++i)
             acc(i) *= u;

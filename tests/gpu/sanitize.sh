@@ -16,7 +16,8 @@
 #   tests/gpu/sanitize.sh [--out DIR] [PROBLEM.py...]
 #   (SAN_PER_PROBLEM=N variants a problem; SAN_PATTERN=REGEX picks them instead of the
 #   default or the problem's own line; SAN_TIMEOUT=S a tool run; SAN_ALSO="CGR_A 1;CGR_B 2":
-#   each variant also with each of those #defines in front, lab forms)
+#   each variant also with each of those #defines, lab forms: in front, or in place of the
+#   generated line defining the same macro; SAN_TOOLS="memcheck": the tools, default all three)
 # Needs: a GPU, compute-sanitizer, PyTorch, CUTLASS (skips, exit 77, when one is missing).
 # The tool wraps only the worker (CUTEGEN_WORKER, below): session 8's run of the whole
 # `cutegen eval` under the tool checked nothing (docs/perf.md, 2026-12-03 13:36).
@@ -42,7 +43,7 @@ WORKER=${CUTEGEN_WORKER:-$(dirname "$CG")/cutegen-worker}
 fail=0 ran=0
 sanitize() {  # sanitize PROBLEM KERNEL LABEL
   local p=$1 k=$2 label=$3 tool base log rc errs summaries st why wrap
-  for tool in memcheck racecheck synccheck; do
+  for tool in ${SAN_TOOLS:-memcheck racecheck synccheck}; do
     base="$OUT/$(echo "$label" | tr -c 'A-Za-z0-9._-' '_').$tool"
     log="$base.txt"
     rm -f "$base".pid*.log
@@ -90,8 +91,13 @@ for p in "${problems[@]}"; do
     "$CG" recipe --spec "$OUT/$name.spec.json" --variant "$v" --out "$k" >/dev/null || { echo "FAIL $name v$v: generation"; fail=$((fail + 1)); continue; }
     sanitize "$p" "$k" "$name.v$v ($(grep '^variant '"$v"':' "$OUT/$name.list.txt" | cut -d: -f2 | cut -c2-30))"
     IFS=';' read -r -a also <<<"${SAN_ALSO:-}"
-    for i in "${!also[@]}"; do  # lab forms of the same kernel: "#define ..." in front
-      { echo "#define ${also[$i]}"; cat "$k"; } >"$OUT/$name.v$v.also$i.cu"
+    for i in "${!also[@]}"; do  # lab forms of the same kernel: the #define replaced, or put in front
+      macro=${also[$i]%% *}
+      if grep -q "^#define $macro " "$k"; then
+        sed "s|^#define $macro .*|#define ${also[$i]}|" "$k" >"$OUT/$name.v$v.also$i.cu"
+      else
+        { echo "#define ${also[$i]}"; cat "$k"; } >"$OUT/$name.v$v.also$i.cu"
+      fi
       sanitize "$p" "$OUT/$name.v$v.also$i.cu" "$name.v$v with ${also[$i]}"
     done
     cl=$(sed -n 's/^#define CGR_CLUSTER \([0-9]*\).*/\1/p' "$k" | head -1)
