@@ -120,7 +120,7 @@ extra() {
       cp "$TMP/gen/$name.tmp" "$TMP/gen/$name.before"
       sed -i -e "$e" "$TMP/gen/$name.tmp"
       if cmp -s "$TMP/gen/$name.tmp" "$TMP/gen/$name.before"; then  # the form it names would not be built
-        echo "FAIL: $name: the edit '$e' changed nothing in $f's variant $k"; failures=$((failures + 1)); return
+        echo "FAIL: $name: the edit '$e' changed nothing in $f's variant $k (the generator no longer writes the line it edits: update the edit)"; failures=$((failures + 1)); return
       fi ;;
     esac
   done

@@ -16,8 +16,9 @@
 #   tests/gpu/sanitize.sh [--out DIR] [PROBLEM.py...]
 #   (SAN_PER_PROBLEM=N variants a problem; SAN_PATTERN=REGEX picks them instead of the
 #   default or the problem's own line; SAN_TIMEOUT=S a tool run; SAN_ALSO="CGR_A 1;CGR_B 2":
-#   each variant also with each of those #defines, lab forms: in front, or in place of the
-#   generated line defining the same macro; SAN_TOOLS="memcheck": the tools, default all three)
+#   each variant also with each of those #defines, lab forms: in place of every line
+#   defining the same macro (the generator's and the template's default), else in front;
+#   SAN_TOOLS="memcheck": the tools, default all three)
 # Needs: a GPU, compute-sanitizer, PyTorch, CUTLASS (skips, exit 77, when one is missing).
 # The tool wraps only the worker (CUTEGEN_WORKER, below): session 8's run of the whole
 # `cutegen eval` under the tool checked nothing (docs/perf.md, 2026-12-03 13:36).
