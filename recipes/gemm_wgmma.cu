@@ -115,6 +115,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_TILE_SCALE
 #define CGR_TILE_SCALE 0     // 3xFP16 presplit: 1, a scale a tile (row tile x k-tile) of each operand, found by
 #endif                       // the split itself (no max pass) and undone on each k-tile's partial (lab form)
+#ifndef CGR_TILE_HOLD
+#define CGR_TILE_HOLD 0      // tile scales: 1, the tile read once, held (registers along k, shared memory along
+#endif                       // the rows) from its max to its split, not read again from L2 (lab form)
 #ifndef CGR_MULTICAST
 #define CGR_MULTICAST 1      // presplit: 2, CTAs in clusters of two along M (tiles tm, tm + 1 of one tn), each
 #endif                       // loading half of the B tile they share, multicast to both (lab form)
@@ -151,6 +154,8 @@ static_assert(kProducers == 1 || (kProducers == 2 && CGR_RAW_STAGES == 0), "two 
 static_assert(!CGR_PRESPLIT || (kProducers == 1 && CGR_RAW_STAGES == 0), "presplit: one producer, no raw ring");
 constexpr bool kTileScale = CGR_TILE_SCALE != 0;
 static_assert(!kTileScale || (kF16 && CGR_PRESPLIT), "tile scales: 3xFP16 presplit");
+constexpr bool kTileHold = CGR_TILE_HOLD != 0;
+static_assert(!kTileHold || kTileScale, "a held tile: tile scales");
 constexpr bool kPromote = CGR_PROMOTE != 0 || kTileScale;  // tile scales: undone on each k-tile's partial
 // CGR_MULTICAST 2: a k-tile's B tile comes half from each CTA of the pair (bulk copies
 // multicast to both), so the pair reads it from L2 once: 48 KB of L2 reads a CTA a 3xFP16
@@ -780,13 +785,98 @@ __device__ __forceinline__ void presplit_scaled_tile(const float *g, float *ws, 
     }
 }
 
+// Tile u of an operand, with its own scale, read from memory once (CGR_TILE_HOLD): K-major,
+// each thread loads its items' 16-byte chunks (8 threads a 256-byte row of the tile) into
+// registers, and splits them from there once the CTA has the tile's max; along the rows, a
+// warp reads consecutive rows of one k (16 bytes a thread where the rows come in 4s) into the
+// whole tile in shared memory (sx: kBKE x (ROWS + 1) floats), then 8 threads a row split it
+// from there. The items' mapping is the K-major one for both
+// (tests/cli/recipe_wgmma_layout.cpp). presplit_scaled_tile reads each tile twice, the
+// second time from L2: ncu (H100, #16) put that kernel's DRAM at 62% busy.
+template <bool KMajor, int ROWS, int ROWS_MAX, int LD, int VEC, int64_t BSTRIDE>
+__device__ __forceinline__ void presplit_held_tile(const float *g, float *ws, float *scales, int64_t u, float *sx,
+                                                   float *red)
+{
+    constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS;
+    constexpr int kE = 4 * kEPW, kItems = (ROWS * 8 + 255) / 256, kLd = ROWS + 1;
+    int batch, kt, rt;
+    scaled_tile_at<kRowTiles>(u, batch, kt, rt);
+    const float *gb = g + int64_t(batch) * BSTRIDE;
+    const int t = threadIdx.x;
+    float m = 0.f;  // NaN: dropped from the max, kept by the product
+    float x[KMajor ? kItems : 1][kE];
+    if constexpr (KMajor) {
+        CUTE_UNROLL
+        for (int i = 0; i < kItems; ++i) {
+            int r, c;
+            slab_item_at(t + 256 * i, r, c);
+            load_chunk<true, ROWS_MAX, LD, VEC>(gb, r < ROWS ? rt * ROWS + r : ROWS_MAX, kt * kBKE + c * kE, x[i]);
+            CUTE_UNROLL
+            for (int q = 0; q < kE; ++q)
+                m = fmaxf(m, fabsf(x[i][q]));
+        }
+    } else if constexpr (VEC == 4) {  // rows in 4s (the rows' extent, LD and the batch stride): 16-byte loads
+        constexpr int kQ = ROWS / 4;    // a warp reads 128 rows of one k, 512 bytes
+        static_assert(ROWS % 4 == 0, "rows in 4s");
+        CUTE_UNROLL
+        for (int i = 0; i < (kQ * kBKE + 255) / 256; ++i) {
+            const int e = t + 256 * i, r = e % kQ * 4, k = e / kQ;
+            const int row = rt * ROWS + r, kk = kt * kBKE + k;
+            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (e < kQ * kBKE && row < ROWS_MAX && kk < kK)
+                v = *reinterpret_cast<const float4 *>(gb + int64_t(kk) * LD + row);
+            if (e < kQ * kBKE) {
+                float *q = sx + k * kLd + r;
+                q[0] = v.x; q[1] = v.y; q[2] = v.z; q[3] = v.w;
+            }
+            m = fmaxf(m, fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+        }
+    } else {
+        CUTE_UNROLL
+        for (int i = 0; i < (ROWS * kBKE + 255) / 256; ++i) {
+            const int e = t + 256 * i, r = e % ROWS, k = e / ROWS;
+            const int row = rt * ROWS + r, kk = kt * kBKE + k;
+            const float v = e < ROWS * kBKE && row < ROWS_MAX && kk < kK ? gb[int64_t(kk) * LD + row] : 0.f;
+            if (e < ROWS * kBKE)
+                sx[k * kLd + r] = v;
+            m = fmaxf(m, fabsf(v));
+        }
+    }
+    const float scale = f16_scale(block_max(m, red));  // its barrier also publishes sx
+    if (t == 0)
+        scales[u] = scale;
+    CUTE_UNROLL
+    for (int i = 0; i < kItems; ++i) {
+        int r, c;
+        slab_item_at(t + 256 * i, r, c);
+        if (r >= ROWS)
+            continue;
+        if constexpr (!KMajor) {
+            CUTE_UNROLL
+            for (int q = 0; q < kE; ++q)
+                x[0][q] = sx[(c * kE + q) * kLd + r];
+        }
+        const int row = rt * ROWS + r, k = kt * kBKE + c * kE;
+        store_split<ROWS>(x[KMajor ? i : 0], ws + presplit_offset<ROWS, kRowTiles>(batch, row, k), scale);
+    }
+    if constexpr (!KMajor)
+        __syncthreads();  // sx is read before the CTA's next tile fills it
+}
+
 // The split with tile scales: A's tiles, then B's, grid-stride.
 __global__ void __launch_bounds__(256, 3) presplit_scaled_kernel(const Params p, float *ws)  // 3 CTAs an SM at least
 {
-    __shared__ float sx[kAKMajor && kBKMajor ? 1 : kBKE * kSlabLd];
+    constexpr int kHeldRows = (kAKMajor ? 0 : kBM) > (kBKMajor ? 0 : kBN) ? kBM : kBN;  // the larger along its rows
+    __shared__ float sx[kAKMajor && kBKMajor ? 1 : kTileHold ? kBKE * (kHeldRows + 1) : kBKE * kSlabLd];
     __shared__ float red[8];
     for (int64_t u = blockIdx.x; u < kScalesA + kScalesB; u += gridDim.x) {
-        if (u < kScalesA)
+        if constexpr (kTileHold) {
+            if (u < kScalesA)
+                presplit_held_tile<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A, CGR_A_BSTRIDE>(p.in[CGR_A], ws, ws + kWsScale, u, sx, red);
+            else
+                presplit_held_tile<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B, CGR_B_BSTRIDE>(p.in[CGR_B], ws + kWsA,
+                                                                                         ws + kWsScale + kScalesA, u - kScalesA, sx, red);
+        } else if (u < kScalesA)
             presplit_scaled_tile<kAKMajor, kBM, kM, CGR_LDA, CGR_VEC_A, CGR_A_BSTRIDE>(p.in[CGR_A], ws, ws + kWsScale, u, sx, red);
         else
             presplit_scaled_tile<kBKMajor, kBN, kN, CGR_LDB, CGR_VEC_B, CGR_B_BSTRIDE>(p.in[CGR_B], ws + kWsA, ws + kWsScale + kScalesA,

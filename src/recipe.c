@@ -1966,6 +1966,10 @@ static int recognise(const json_t *spec, recipe_plan *p, strbuf *why, bool stage
         strbuf_reset(why);
         rc = 0;
     }
+    /* a product with a row reduction: also as two stages (the reduction apart), which lets
+     * the product run on warpgroup MMAs (recipe_stage.h) */
+    if (rc == 0 && stages && p->family == RECIPE_GEMM && p->root >= 0)
+        recipe_staged_rows_apart(spec, p);
     if (rc)
         p->family = RECIPE_NONE;
     return rc;
@@ -2112,6 +2116,11 @@ void recipe_describe(const recipe_plan *p, strbuf *out)
     }
     if (p->family == RECIPE_GEMM) {
         recipe_gemm_describe(p, out);
+        if (p->staged) { /* recipe_staged_rows_apart */
+            strbuf_adds(out, "alternative: the row reduction as a stage of its own (listed first where its product "
+                             "runs on warpgroup MMAs)\n");
+            recipe_staged_describe(p, out);
+        }
         return;
     }
     if (p->family == RECIPE_CONV) {

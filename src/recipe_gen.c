@@ -345,7 +345,7 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
         strbuf_adds(err, "no plan: the spec was not recognised");
         return -1;
     }
-    if (p->family == RECIPE_STAGED)
+    if (p->family == RECIPE_STAGED || (k->staged && p->staged)) /* a GEMM's: recipe_staged_rows_apart */
         return recipe_staged_generate(p, k, recipes_dir, cu, err);
     const char *tmpl = p->family == RECIPE_POINTWISE ? "pointwise.cu"
                      : p->family == RECIPE_NORM ? "norm.cu"
@@ -813,11 +813,35 @@ int recipe_precision_gambles(recipe_params *v, int n, int max, bool conv)
     return n;
 }
 
+/* A GEMM plan with a row reduction and its staged alternative (recipe_staged_rows_apart):
+ * the composite's first variant, its product alone on warpgroup MMAs, goes first where
+ * that is its product's first variant (Hopper, a product long enough for the split first:
+ * src/recipe_gemm.c), ahead of the fused kernels (mma.sync, the reduction in the product's
+ * epilogue); elsewhere the fused ones alone (the composite's extra round trip of the
+ * product and its mma.sync product would only be slower), and never ahead of a product
+ * folded into a matrix-vector one (level 2 #14's sum of the rows: N times less work). */
+static int rows_apart_first(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int n, int max)
+{
+    recipe_params st[RECIPE_MAX_VARIANTS];
+    if (n > 0 && out[0].gemm.gemv_rows > 0) /* a product folded to a matrix-vector one comes first still */
+        return n;
+    if (recipe_staged_variants(p, hw, st, RECIPE_MAX_VARIANTS) == 0 || p->staged->n_vars[0] == 0 ||
+        !p->staged->vars[0][0].gemm.wgmma || max < 1)
+        return n;
+    if (n == max)
+        n--;
+    memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
+    out[0] = st[0];
+    return n + 1;
+}
+
 int recipe_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     if (max > RECIPE_MAX_VARIANTS)
         max = RECIPE_MAX_VARIANTS;
     int n = family_variants(p, hw, out, max);
+    if (p->family == RECIPE_GEMM && p->staged)
+        return rows_apart_first(p, hw, out, n, max);
     bool math = (p->family == RECIPE_POINTWISE || p->family == RECIPE_REDUCE) &&
                 (expr_has_exp_log(p, p->root) || (p->family == RECIPE_REDUCE && expr_has_exp_log(p, p->epi)));
     if (!math || n == 0 || max < 2)

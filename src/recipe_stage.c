@@ -344,7 +344,7 @@ static int recognise_stage0(const json_t *spec, const json_t *graph, size_t c, c
     return rc;
 }
 
-static int chain(const json_t *spec, recipe_plan *p, int max_stages, strbuf *first);
+static int chain(const json_t *spec, recipe_plan *p, int max_stages, bool plain_product, strbuf *first);
 
 static int norm_dim(int64_t d, int nd)
 {
@@ -502,7 +502,7 @@ static int try_cut(const json_t *spec, const json_t *graph, size_t c, const reci
         rc = recipe_recognise_single(s1, &st->stage[1], why1);
         if (rc == 1 && rest > 1) {
             strbuf ignored = STRBUF_INIT;
-            rc = chain(s1, &st->stage[1], rest, &ignored);
+            rc = chain(s1, &st->stage[1], rest, false, &ignored);
             strbuf_release(&ignored);
         }
         json_decref(s1);
@@ -525,11 +525,18 @@ static struct recipe_staged *staged_new(void)
     return st;
 }
 
+/* Stage 0 is a matrix product with no reduction over its rows (plain_product's cuts). */
+static bool plain_product_stage(const struct recipe_staged *st)
+{
+    return !st->out_view && st->stage[0].family == RECIPE_GEMM && st->stage[0].root < 0;
+}
+
 /* spec as a chain of 2 .. max_stages stages into p (its inputs and output read here):
- * the fewest stages, then the latest cut (the most fused into the earlier stage). 0, or
- * 1 with first holding, when empty before, what the first cut after the convolution or
- * matrix product lacked. */
-static int chain(const json_t *spec, recipe_plan *p, int max_stages, strbuf *first)
+ * the fewest stages, then the latest cut (the most fused into the earlier stage); with
+ * plain_product, only cuts whose stage 0 is a matrix product with no row reduction. 0,
+ * or 1 with first holding, when empty before, what the first cut after the convolution
+ * or matrix product lacked. */
+static int chain(const json_t *spec, recipe_plan *p, int max_stages, bool plain_product, strbuf *first)
 {
     const json_t *graph = json_object_get(spec, "graph"), *ins = json_object_get(spec, "inputs");
     const json_t *outs = json_object_get(spec, "outputs");
@@ -551,6 +558,8 @@ static int chain(const json_t *spec, recipe_plan *p, int max_stages, strbuf *fir
             if (!valid_cut(graph, c))
                 continue;
             if (try_cut(spec, graph, c, &base, k - 1, st, &why0, &why1) == 0) {
+                if (plain_product && !plain_product_stage(st))
+                    continue;
                 found = st;
                 break;
             }
@@ -589,7 +598,7 @@ int recipe_staged_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     strbuf first = STRBUF_INIT;
     recipe_plan chained;
     recipe_plan_init(&chained);
-    int rc = chain(spec, &chained, MAX_STAGES, &first);
+    int rc = chain(spec, &chained, MAX_STAGES, false, &first);
     if (rc == 0) {
         struct recipe_staged *st = chained.staged;
         chained.staged = NULL;
@@ -603,6 +612,24 @@ int recipe_staged_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
     }
     strbuf_release(&first);
     return rc;
+}
+
+int recipe_staged_rows_apart(const json_t *spec, recipe_plan *p)
+{
+    if (json_object_get(spec, "spec"))
+        spec = json_object_get(spec, "spec");
+    strbuf first = STRBUF_INIT;
+    recipe_plan chained;
+    recipe_plan_init(&chained);
+    int rc = chain(spec, &chained, MAX_STAGES, true, &first);
+    if (rc == 0) {
+        recipe_staged_free(p->staged);
+        p->staged = chained.staged;
+        chained.staged = NULL;
+    }
+    recipe_plan_release(&chained);
+    strbuf_release(&first);
+    return rc ? 1 : 0;
 }
 
 void recipe_staged_free(struct recipe_staged *s)

@@ -55,6 +55,16 @@ struct recipe_staged {
  * be read from spec. */
 int recipe_staged_recognise(const json_t *spec, recipe_plan *plan, strbuf *why);
 
+/* A matrix product with a reduction over its rows (a GEMM plan, gemm_tc.cu's fused row
+ * reduction) as two stages instead: the product with its pointwise epilogue, then the
+ * reduction (softmax, GroupNorm, logsumexp, ...) as a plan of its own, so that the
+ * product may run on Hopper's warpgroup MMAs (gemm_wgmma.cu has no row reductions). The
+ * cut is the latest one whose stage 0 is the product alone. Fills plan->staged (the GEMM
+ * plan keeps its family: recipe_variants() lists the staged composite first where its
+ * product's first variant is a WGMMA kernel) and returns 0; 1 when no such cut covers
+ * the spec (plan untouched). */
+int recipe_staged_rows_apart(const json_t *spec, recipe_plan *plan);
+
 /* The composite's parameter sets: both stages' first, then each stage's next ones with
  * the other's first, alternately (stage 0's first). Where the stages after a product
  * shrink its errors at least RECIPE_TF32_SHRINK times (recipe_error_shrink), its

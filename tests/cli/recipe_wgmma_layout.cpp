@@ -199,8 +199,8 @@ template <int ROWS, int ROWS_MAX, int BATCHES> static int check_slabs(const char
 
 // The split with tile scales (CGR_TILE_SCALE: presplit_scaled_tile's mapping), over batches
 // 0 and 1 (or 0): unit u is the tile whose scale the consumer reads at (batch * kKTiles +
-// kt) * ROW_TILES + rt, and its items (K-major: 8 threads a row; along the rows: its
-// slabs) write every (row, k) of that tile once, inside the tile.
+// kt) * ROW_TILES + rt, and its items (K-major or held, presplit_held_tile: 8 threads a
+// row; along the rows: its slabs) write every (row, k) of that tile once, inside the tile.
 template <bool KMajor, int ROWS, int ROWS_MAX, int BATCHES> static int check_scaled(const char *name)
 {
     constexpr int kRowTiles = (ROWS_MAX + ROWS - 1) / ROWS, kE = 4 * kEPW;
@@ -225,7 +225,7 @@ template <bool KMajor, int ROWS, int ROWS_MAX, int BATCHES> static int check_sca
                 hits[size_t(r) * kBKE + k0 + q]++;
             }
         };
-        if (KMajor) {
+        if (KMajor || kTileHold) {  // a held tile (CGR_TILE_HOLD) is split by the K-major items either way
             for (int e = 0; e < 256 * ((ROWS * 8 + 255) / 256); ++e) {
                 int r, c;
                 slab_item_at(e, r, c);

@@ -89,6 +89,17 @@ if [ -n "$ta" ]; then
 else
   echo "FAIL: no WGMMA variant of matmul_ta listed (the slabs' test)"; failures=$((failures + 1))
 fi
+# the split holding each tile from its max to its split (CGR_TILE_HOLD 1, a lab form): its
+# items' mapping, on an operand along k (matmul's A) and along its rows (both of matmul_ta's)
+for spec in matmul matmul_ta; do
+  ts=$(grep -l '^#define CGR_TILE_SCALE 1$' "$TMP"/gen/wgmma_$spec.v*.cu 2>/dev/null | head -1)
+  if [ -n "$ts" ]; then
+    { echo "#define CGR_TILE_HOLD 1"; cat "$ts"; } >"$TMP/gen/wgmma_$spec.hold.cu"
+    echo "wgmma_$spec.hold tile scales, each tile held from its max to its split" >>"$TMP/wgmma_jobs"
+  else
+    echo "FAIL: no WGMMA variant of $spec with tile scales (the held tile's test)"; failures=$((failures + 1))
+  fi
+done
 while read -r name desc; do
   tests=$((tests + 1))
   if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \

@@ -916,8 +916,8 @@ static void test_gemm_variants(void **state)
     assert_false(recipe_gemm_sumb(&p));
     recipe_plan_release(&p);
     /* GroupNorm of the product's columns: a softmax-like row reduction with its group
-     * size and eps, no split-K, no WGMMA; the epilogue reads the affine weight and bias
-     * per column */
+     * size and eps, no split-K, no WGMMA in the fused kernels; the epilogue reads the
+     * affine weight and bias per column */
     load("l2_gemm_groupnorm_hardtanh", &p);
     assert_int_equal(p.red, RED_GROUPNORM);
     assert_int_equal(p.gemm.gn_group, 512);
@@ -925,10 +925,10 @@ static void test_gemm_variants(void **state)
     assert_int_equal(p.gemm.in[3], RG_COL);
     assert_int_equal(p.gemm.in[4], RG_COL);
     n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
-    assert_true(n >= 3);
-    for (int i = 0; i < n; i++)
+    assert_true(n >= 4 && v[0].staged); /* the GroupNorm apart first (test_gemm_rows_apart) */
+    for (int i = 1; i < n; i++)
         assert_true(v[i].gemm.split_k == 1 && !v[i].gemm.wgmma && !v[i].gemm.sumb);
-    assert_generated(&p, &v[0], (const char *const[]){ "gn_kernel", "#define CGR_ROWRED 8\n",
+    assert_generated(&p, &v[1], (const char *const[]){ "gn_kernel", "#define CGR_ROWRED 8\n",
                                                         "#define CGR_GN_GROUP 512\n", "#define CGR_STORE_STREAM 0\n",
                                                         NULL });
     recipe_plan_release(&p);
@@ -1042,6 +1042,8 @@ static void test_gemm_wgmma(void **state)
         }
         recipe_plan_release(&p);
     }
+    /* (a product with a row reduction: the fused kernels are mma.sync's; its WGMMA product
+     * is the staged alternative's, test_gemm_rows_apart) */
     static const char *not_offered[] = { "matmul_large_k", "kb_l2_99_gelu_softmax", "kb_l2_22_lse_mish" };
     for (size_t f = 0; f < sizeof not_offered / sizeof not_offered[0]; f++) {
         load(not_offered[f], &p);
@@ -1070,6 +1072,77 @@ static void test_gemm_wgmma(void **state)
     n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
     for (int i = 0; i < n; i++)
         assert_int_equal(v[i].gemm.wgmma, 0);
+    recipe_plan_release(&p);
+}
+
+/* A product with a reduction over its rows (softmax, GroupNorm, logsumexp, max) is also
+ * two stages, the product alone then the reduction (recipe_staged_rows_apart): first on
+ * Hopper where the product's first variant is the WGMMA kernel, the fused mma.sync
+ * kernels after it; not listed on an A100, nor ahead of a product folded into a
+ * matrix-vector one. */
+static void test_gemm_rows_apart(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_plan p;
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    static const struct {
+        const char *fixture;
+        enum recipe_family second; /* stage 1's family */
+    } apart[] = { { "kb_l2_99_gelu_softmax", RECIPE_REDUCE }, { "kb_l2_84_bn_softmax", RECIPE_REDUCE },
+                  { "kb_l2_22_lse_mish", RECIPE_REDUCE }, { "l2_gemm_groupnorm_hardtanh", RECIPE_NORM },
+                  { "kb_l2_80_max_sub_gelu", RECIPE_STAGED } };
+    for (size_t f = 0; f < sizeof apart / sizeof apart[0]; f++) {
+        load(apart[f].fixture, &p);
+        assert_int_equal(p.family, RECIPE_GEMM);
+        assert_true(p.root >= 0);
+        assert_non_null(p.staged);
+        assert_int_equal(p.staged->stage[0].family, RECIPE_GEMM);
+        assert_true(p.staged->stage[0].root < 0); /* the product alone */
+        assert_int_equal(p.staged->stage[1].family, apart[f].second);
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n >= 2);
+        assert_int_equal(v[0].staged, 1);
+        assert_int_equal(v[0].stage_v[0], 0);
+        assert_int_equal(v[0].stage_v[1], 0);
+        assert_true(p.staged->vars[0][0].gemm.wgmma && p.staged->vars[0][0].gemm.presplit);
+        for (int i = 1; i < n; i++) /* the fused kernels after it */
+            assert_true(!v[i].staged && v[i].gemm.bm > 0 && !v[i].gemm.wgmma);
+        strbuf cu = STRBUF_INIT, err = STRBUF_INIT, text = STRBUF_INIT;
+        assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+        assert_non_null(strstr(cu.buf, "namespace cgr_stage0 {"));
+        assert_non_null(strstr(cu.buf, "namespace cgr_stage1 {"));
+        assert_non_null(strstr(cu.buf, "#define CGR_PRESPLIT 1\n"));
+        assert_non_null(strstr(cu.buf, "#define CGR_ROWRED 0\n")); /* stage 0: none */
+        strbuf_reset(&cu);
+        assert_int_equal(recipe_generate(&p, &v[1], recipe_dir(), &cu, &err), 0); /* fused: gemm_tc.cu */
+        assert_non_null(strstr(cu.buf, "#define CGR_ROWRED "));
+        assert_null(strstr(cu.buf, "#define CGR_ROWRED 0\n"));
+        recipe_describe(&p, &text);
+        assert_non_null(strstr(text.buf, "alternative: the row reduction as a stage of its own"));
+        strbuf_release(&cu);
+        strbuf_release(&err);
+        strbuf_release(&text);
+        recipe_plan_release(&p);
+    }
+    /* an A100: the fused kernels alone */
+    hw.sm = 80;
+    load("kb_l2_99_gelu_softmax", &p);
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 1);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(v[i].staged, 0);
+    recipe_plan_release(&p);
+    /* the rows summed (level 2 #14): the matrix-vector fold stays first */
+    recipe_hw_default(&hw);
+    load("kb_l2_14_div_sum_scale", &p);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 1 && v[0].gemm.gemv_rows > 0 && !v[0].staged);
+    recipe_plan_release(&p);
+    /* a plain product has no alternative */
+    load("matmul", &p);
+    assert_null(p.staged);
     recipe_plan_release(&p);
 }
 
@@ -3314,8 +3387,12 @@ static void test_tf32_second(void **state)
         load_path(single[i].fixture, &p);
         bool conv = p.family == RECIPE_CONV;
         assert_true(conv || p.family == RECIPE_GEMM);
-        recipe_params v[RECIPE_MAX_VARIANTS];
-        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        recipe_params all[RECIPE_MAX_VARIANTS], *v = all;
+        int n = recipe_variants(&p, &hw, all, RECIPE_MAX_VARIANTS);
+        if (n > 0 && all[0].staged) { /* #22's row reduction apart first (test_gemm_rows_apart): the fused list after it */
+            v++;
+            n--;
+        }
         int at = tf32_index(v, n, conv);
         if (single[i].second ? at != 1 : at == 1 || (conv && at != n - 1))
             fail_msg("%s: the TF32 variant at %d of %d", single[i].fixture, at, n);
@@ -3504,6 +3581,7 @@ int main(void)
         cmocka_unit_test(test_gemm_plans),
         cmocka_unit_test(test_gemm_variants),
         cmocka_unit_test(test_gemm_wgmma),
+        cmocka_unit_test(test_gemm_rows_apart),
         cmocka_unit_test(test_conv_recognition),
         cmocka_unit_test(test_view_of_input),
         cmocka_unit_test(test_logsumexp_plans),
