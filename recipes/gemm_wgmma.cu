@@ -867,6 +867,8 @@ __device__ __forceinline__ void presplit_held_tile(const float *g, float *ws, fl
 __global__ void __launch_bounds__(256, 3) presplit_scaled_kernel(const Params p, float *ws)  // 3 CTAs an SM at least
 {
     constexpr int kHeldRows = (kAKMajor ? 0 : kBM) > (kBKMajor ? 0 : kBN) ? kBM : kBN;  // the larger along its rows
+    static_assert(!kTileHold || (kAKMajor && kBKMajor) || kBKE * (kHeldRows + 1) * 4 <= 48 * 1024,
+                  "a tile held along its rows: at most 48 KB of static shared memory (BM, BN <= 128)");
     __shared__ float sx[kAKMajor && kBKMajor ? 1 : kTileHold ? kBKE * (kHeldRows + 1) : kBKE * kSlabLd];
     __shared__ float red[8];
     for (int64_t u = blockIdx.x; u < kScalesA + kScalesB; u += gridDim.x) {
