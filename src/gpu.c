@@ -220,9 +220,13 @@ double gpu_peak_flops(const gpu_facts *g, gpu_dtype dt, bool sol)
 {
     switch (dt) {
     case GPU_DT_FP32:
-        /* 3xTF32 keeps fp32 accuracy at a third of the TF32 rate; anything faster
-         * (TF32 alone) may pass on friendly inputs, so it bounds from below. */
-        return sol ? max2(g->fp32, g->tf32_tc / 3) : max2(g->fp32, g->tf32_tc);
+        /* fp32 accuracy on tensor cores: 3xTF32 at a third of the TF32 rate, or 3xFP16
+         * (each operand split into two halves under a power-of-two scale, fp32
+         * accumulation; recipes/gemm_wgmma.cu, gemm_tc.cu) at a third of the FP16 rate,
+         * which the WGMMA kernels reach on Hopper (before session 26 the bound was
+         * 3xTF32's, and they ran at up to 121% of it). Anything faster (TF32 alone) may
+         * pass on friendly inputs, so it bounds from below. */
+        return sol ? max2(g->fp32, max2(g->tf32_tc, g->fp16_tc) / 3) : max2(g->fp32, g->tf32_tc);
     case GPU_DT_TF32:
         return max2(g->fp32, g->tf32_tc);
     case GPU_DT_FP16:
@@ -292,9 +296,9 @@ void gpu_facts_describe(const gpu_facts *g, strbuf *out)
     if (g->copy_bw > 0)
         strbuf_addf(out, ", %.2f TB/s measured copy", g->copy_bw / T);
     strbuf_addf(out, "; L2 %.0f MB\n", (double)g->l2_bytes / (1024.0 * 1024.0));
-    strbuf_addf(out, "peak TFLOP/s: fp32 %.1f (SIMT), fp32 via 3xTF32 %.1f, tf32 %.1f, "
+    strbuf_addf(out, "peak TFLOP/s: fp32 %.1f (SIMT), fp32 via 3xTF32 %.1f or 3xFP16 %.1f, tf32 %.1f, "
                 "fp16 %.1f, bf16 %.1f, fp64 %.1f (dense tensor rates)\n",
-                g->fp32 / T, g->tf32_tc / 3 / T, g->tf32_tc / T, g->fp16_tc / T,
+                g->fp32 / T, g->tf32_tc / 3 / T, g->fp16_tc / 3 / T, g->tf32_tc / T, g->fp16_tc / T,
                 g->bf16_tc / T, max2(g->fp64, g->fp64_tc) / T);
     strbuf_addf(out, "per SM: %d KB shared memory (%d KB per block opt-in), %d registers, "
                 "%d threads\n",

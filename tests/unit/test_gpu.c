@@ -74,17 +74,20 @@ static void test_bounds(void **state)
     /* memory-bound: 12 GB at 4.3 TB/s copy bandwidth (sol), 4.8 TB/s datasheet (bound) */
     assert_true(fabs(gpu_sol_seconds(h, 1e6, 12e9, GPU_DT_FP32) - 12e9 / 4.3e12) < 1e-9);
     assert_true(fabs(gpu_lower_bound_seconds(h, 1e6, 12e9, GPU_DT_FP32) - 12e9 / 4.8e12) < 1e-9);
-    /* fp32 compute at 3xTF32: 494.5/3 TFLOP/s; the lower bound uses TF32 itself */
+    /* fp32 compute at 3xFP16: 989.5/3 TFLOP/s (3xTF32's 494.5/3 is slower); the lower
+     * bound uses TF32 itself */
     double fl = 2.0 * 4096 * 4096 * 4096;
-    assert_true(fabs(gpu_sol_seconds(h, fl, 0, GPU_DT_FP32) - fl / (494.5e12 / 3)) < 1e-9);
+    assert_true(fabs(gpu_sol_seconds(h, fl, 0, GPU_DT_FP32) - fl / (989.5e12 / 3)) < 1e-9);
     assert_true(fabs(gpu_lower_bound_seconds(h, fl, 0, GPU_DT_FP32) - fl / 494.5e12) < 1e-9);
     assert_true(fabs(gpu_sol_seconds(h, fl, 0, GPU_DT_BF16) - fl / 989.5e12) < 1e-9);
     assert_true(gpu_lower_bound_seconds(h, fl, 12e9, GPU_DT_FP32) <=
                 gpu_sol_seconds(h, fl, 12e9, GPU_DT_FP32));
-    /* L40S: no tensor fp64, so fp64 is the SIMT rate; 3xTF32 (61) loses to SIMT (91.6) */
+    /* L40S: no tensor fp64, so fp64 is the SIMT rate; 3xTF32 (61) loses to SIMT (91.6),
+     * 3xFP16 (a third of 366) does not */
     const gpu_facts *l = gpu_lookup("NVIDIA L40S", 8, 9);
     assert_true(gpu_peak_flops(l, GPU_DT_FP64, true) == l->fp64);
-    assert_true(gpu_peak_flops(l, GPU_DT_FP32, true) == l->fp32);
+    assert_true(l->tf32_tc / 3 < l->fp32 && l->fp16_tc / 3 > l->fp32);
+    assert_true(gpu_peak_flops(l, GPU_DT_FP32, true) == l->fp16_tc / 3);
 }
 
 static void test_dtype_names(void **state)
