@@ -1511,8 +1511,12 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         /* 3xFP16 split first: a scale a tile, found by the split in one pass (lab round 53,
          * H100: 1_Square 0.697 ms against one scale an operand's 0.780, #3 2.488 against
          * 2.618, more exact: #3's max abs error 7.0e-4 against 3.1e-3) */
+        /* and each tile read once, held from its max to its split (lab round 54, H100:
+         * #3 2.224 ms against 2.510, L2 #76 0.795 against 0.867, #16 0.692 against 0.733,
+         * #1 0.662 against 0.690; the split kernel's DRAM 62% -> 83% busy in ncu; BM, BN
+         * <= 128 keep a tile along its rows within 48 KB of shared memory) */
         if (t->wgmma && t->presplit && t->prec == RECIPE_GEMM_3XF16)
-            strbuf_adds(sb, "#define CGR_TILE_SCALE 1\n");
+            strbuf_adds(sb, "#define CGR_TILE_SCALE 1\n#define CGR_TILE_HOLD 1\n");
         /* GroupNorm's scratch is read back at once: plain stores keep it in L2 */
         strbuf_addf(sb, "#define CGR_STORE_STREAM %d\n", p->r > 0 ? 0 : RECIPE_GEMM_STORE_STREAM);
     }

@@ -135,9 +135,9 @@ extra() {
 # two producer warpgroups (round 37); one scale an operand (a max pass first: the form
 # before session 25's tile scales), with the split a thread a 16-byte chunk (round 52's, a
 # lab form since the slabs; tile scales always split by slabs) and with irregular sizes;
-# and with B multicast to clusters of two (CGR_MULTICAST 2); and each tile held from its max
-# to its split (CGR_TILE_HOLD 1). 3xTF32 has no scales.
-onescale='s/^#define CGR_TILE_SCALE 1$/#define CGR_TILE_SCALE 0/'
+# and with B multicast to clusters of two (CGR_MULTICAST 2); and tile scales with each tile
+# read again for its split (CGR_TILE_HOLD 0). 3xTF32 has no scales.
+onescale='s/^#define CGR_TILE_SCALE 1$/#define CGR_TILE_SCALE 0/;s/^#define CGR_TILE_HOLD 1$/#define CGR_TILE_HOLD 0/'
 tf32="s/^#define CGR_PREC 2\$/#define CGR_PREC 0/;$onescale"
 insplit='s/^#define CGR_PRESPLIT 1$/#define CGR_PRESPLIT 0/'
 extra linear_wgmma l2_gemm_add_relu 'gemm wgmma 3xf16'
@@ -151,8 +151,9 @@ extra matmul_wgmma_2prod matmul 'gemm wgmma 3xf16' "$tf32" "$insplit" "CGR_PRODU
 extra matmul_ta_wgmma_chunk kb_l1_16_matmul_ta 'gemm wgmma 3xf16' "$onescale" "CGR_PRESPLIT_SLAB 0"
 extra matmul_irregular_wgmma_onescale matmul_irregular 'gemm wgmma 3xf16' "$onescale"
 extra matmul_wgmma_multicast matmul 'gemm wgmma 3xf16' "CGR_MULTICAST 2"
-# each tile held from its max to its split (CGR_TILE_HOLD 1): A along k, B along its rows
-extra matmul_wgmma_hold matmul 'gemm wgmma 3xf16' "CGR_TILE_HOLD 1"
+# tile scales with each tile read twice, the max then the split (CGR_TILE_HOLD 0, the default
+# before lab round 54): A along k, B along its rows
+extra matmul_wgmma_reread matmul 'gemm wgmma 3xf16' 's/^#define CGR_TILE_HOLD 1$/#define CGR_TILE_HOLD 0/'
 # a staged plan of a convolution and a norm (recipe_stage.c): the norm's template in a namespace
 extra staged_conv_instnorm conv/l2_17_Conv2d_InstanceNorm_Divide 'stage 0 variant 0, stage 1 variant 0'
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,

@@ -89,15 +89,16 @@ if [ -n "$ta" ]; then
 else
   echo "FAIL: no WGMMA variant of matmul_ta listed (the slabs' test)"; failures=$((failures + 1))
 fi
-# the split holding each tile from its max to its split (CGR_TILE_HOLD 1, a lab form): its
-# items' mapping, on an operand along k (matmul's A) and along its rows (both of matmul_ta's)
+# the variants above hold each tile from its max to its split (CGR_TILE_HOLD 1, the
+# generator's since lab round 54): the form before, each tile read again for its split
+# (slabs along the rows), on an operand along k (matmul's A) and along its rows (matmul_ta's)
 for spec in matmul matmul_ta; do
-  ts=$(grep -l '^#define CGR_TILE_SCALE 1$' "$TMP"/gen/wgmma_$spec.v*.cu 2>/dev/null | head -1)
+  ts=$(grep -l '^#define CGR_TILE_HOLD 1$' "$TMP"/gen/wgmma_$spec.v*.cu 2>/dev/null | head -1)
   if [ -n "$ts" ]; then
-    { echo "#define CGR_TILE_HOLD 1"; cat "$ts"; } >"$TMP/gen/wgmma_$spec.hold.cu"
-    echo "wgmma_$spec.hold tile scales, each tile held from its max to its split" >>"$TMP/wgmma_jobs"
+    sed 's/^#define CGR_TILE_HOLD 1$/#define CGR_TILE_HOLD 0/' "$ts" >"$TMP/gen/wgmma_$spec.reread.cu"
+    echo "wgmma_$spec.reread tile scales, each tile read again for its split" >>"$TMP/wgmma_jobs"
   else
-    echo "FAIL: no WGMMA variant of $spec with tile scales (the held tile's test)"; failures=$((failures + 1))
+    echo "FAIL: no WGMMA variant of $spec holding its tiles (CGR_TILE_HOLD 1)"; failures=$((failures + 1))
   fi
 done
 while read -r name desc; do

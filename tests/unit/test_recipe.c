@@ -1033,6 +1033,8 @@ static void test_gemm_wgmma(void **state)
             assert_non_null(strstr(cu.buf, prec == RECIPE_GEMM_3XF16 ? "#define CGR_PREC 2\n" : "#define CGR_PREC 0\n"));
             /* 3xFP16: a scale a tile (lab round 53); 3xTF32 has no fp16 range to leave */
             assert_true((strstr(cu.buf, "#define CGR_TILE_SCALE 1\n") != NULL) == (prec == RECIPE_GEMM_3XF16));
+            /* and each tile held from its max to its split (lab round 54) */
+            assert_true((strstr(cu.buf, "#define CGR_TILE_HOLD 1\n") != NULL) == (prec == RECIPE_GEMM_3XF16));
             recipe_params_format(&v[j], &line);
             assert_non_null(strstr(line.buf, prec == RECIPE_GEMM_3XF16 ? "gemm wgmma 3xf16 tile=" : "gemm wgmma 3xtf32 tile="));
             assert_non_null(strstr(line.buf, " presplit"));
