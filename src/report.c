@@ -720,12 +720,29 @@ static void md_problem(strbuf *sb, const report_problem *p)
     add_num(sb, "%.4f", p->eager.median, "-");
     strbuf_adds(sb, " | ");
     add_num(sb, "%.1f%%", 100 * p->sol_fraction, "-");
+    if (p->sol_fraction > 1)
+        strbuf_addc(sb, '*'); /* the legend under the table (sol_legend) */
     strbuf_addf(sb, " | %lld | %lld | $%.4f | ", (long long)p->calls,
                 (long long)(p->tokens_in + p->tokens_out), p->cost_usd);
     add_wall(sb, p->wall_s);
     strbuf_adds(sb, " | ");
     add_md_text(sb, p->stop_reason ? p->stop_reason : "-");
     strbuf_adds(sb, " |\n");
+}
+
+/* Under the problems' table when a kernel ran faster than its speed of light: the bound,
+ * not the kernel, is what such a row questions. */
+static void sol_legend(const report *r, strbuf *sb)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->p[i].sol_fraction > 1) {
+            strbuf_adds(sb, "\n\\* above 100% of its speed of light: the bound did not hold for this kernel. "
+                            "It counts the spec's FLOPs (PyTorch's counter: a triangular product as dense) "
+                            "and every input and output once, at the fastest fp32-accurate rate "
+                            "(docs/report.md); a kernel that skips work the count includes can beat it, "
+                            "and one that skips an input it needed is wrong.\n");
+            return;
+        }
 }
 
 /* The built-in recipe variants judged anything but ok, a line each (problem, node, the
@@ -770,6 +787,7 @@ static void write_md(const report *r, strbuf *sb)
                     "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (size_t i = 0; i < r->n; i++)
         md_problem(sb, &r->p[i]);
+    sol_legend(r, sb);
     md_failed_variants(r, sb);
     free(g);
 }
@@ -1382,7 +1400,14 @@ static void write_html(const report *r, const char *tree_problem, strbuf *sb)
         html_cell_num(sb, "%.3fx", p->correct ? p->speedup_compile : NAN);
         html_cell_num(sb, "%.4f", p->kernel.median);
         html_cell_num(sb, "%.4f", p->eager.median);
-        html_cell_num(sb, "%.1f%%", 100 * p->sol_fraction);
+        if (p->sol_fraction > 1) { /* as the Markdown's mark and legend (sol_legend) */
+            strbuf_adds(sb, "<td title=\"above 100% of its speed of light: the bound did not hold for this kernel "
+                            "(docs/report.md)\">");
+            add_num(sb, "%.1f%%*", 100 * p->sol_fraction, "-");
+            strbuf_adds(sb, "</td>");
+        } else {
+            html_cell_num(sb, "%.1f%%", 100 * p->sol_fraction);
+        }
         strbuf_addf(sb, "<td>%lld</td><td>%lld</td><td>$%.4f</td><td>", (long long)p->calls,
                     (long long)(p->tokens_in + p->tokens_out), p->cost_usd);
         add_wall(sb, p->wall_s);

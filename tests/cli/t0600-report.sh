@@ -57,6 +57,21 @@ expect_grep '^\| level 2 \| 1 \| 1 \(100%\)' "$TMP/out" "per-level rows"
 expect_grep '^\| fused \| 1 \|' "$TMP/out" "the level-2 problem is fused"
 expect_grep '^\| 94_MSELoss\.py \| 1 \| loss \| no \| - \|' "$TMP/out" "the failed problem is a row with no speedup"
 
+# a kernel faster than its speed of light (the spec's bytes at the GPU's bandwidth take longer
+# than the kernel): the row's fraction is marked and a legend says the bound did not hold
+expect_nogrep '\\\* above 100% of its speed of light' "$TMP/out" "no legend while every row is under 100%"
+mkdir -p "$TMP/resp-sol" "$TMP/state-sol" "$TMP/kb-sol/level1"
+{ echo "# another source: not the cached spec of the run above"; cat "$TMP/kb/level1/19_ReLU.py"; } >"$TMP/kb-sol/level1/19_ReLU.py"
+FAKE_GPU_NAME="NVIDIA H200" FAKE_MIN_BYTES=1e13 RESPONDER_DIR="$TMP/resp-sol" FAKE_STATE_DIR="$TMP/state-sol" MODES=ok:1.0 \
+  "$CUTEGEN" run --task "$TMP/kb-sol/level1/19_ReLU.py" --command "$TMP/model.py" --worker "$FAKE/worker.py" \
+  --python "$FAKE/python.py" --children 1 --fix-attempts 1 --rounds 1 --profile never -q --run-dir "$TMP/runs/sol" \
+  >/dev/null 2>&1
+expect_exit 0 "report of a kernel under its bound" -- "$CUTEGEN" report "$TMP/runs/sol"
+expect_grep '^\| 19_ReLU\.py \| 1 \| elementwise \| yes \| 2\.000x \| 1\.500x \| 1\.0000 \| 2\.0000 \| [0-9.]*%\* \|' "$TMP/out" "a fraction over 100% is marked"
+expect_grep '^\\\* above 100% of its speed of light: the bound did not hold' "$TMP/out" "and explained under the table"
+expect_exit 0 "html of it" -- "$CUTEGEN" report "$TMP/runs/sol" --format html --out "$TMP/sol.html"
+expect_grep '<td title="above 100% of its speed of light: the bound did not hold[^"]*">[0-9.]*%\*</td>' "$TMP/sol.html" "the HTML cell is marked, its title says why"
+
 expect_exit 0 "csv" -- "$CUTEGEN" report "$TMP/runs/a" "$TMP/runs/shard-1" --format csv --out "$TMP/r.csv"
 expect_grep '^problem,level,problem_id,category,correct' "$TMP/r.csv" "csv header"
 tests=$((tests + 1))
