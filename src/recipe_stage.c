@@ -591,22 +591,34 @@ static int chain(const json_t *spec, recipe_plan *p, int max_stages, bool plain_
 /* At most this many stages: each more is another round trip of an intermediate. */
 #define MAX_STAGES 5
 
-int recipe_staged_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
+/* chain() over spec (a task spec, or an object holding it under "spec"): its stages, or
+ * NULL with first as chain() leaves it. */
+static struct recipe_staged *chained_stages(const json_t *spec, bool plain_product, strbuf *first)
 {
     if (json_object_get(spec, "spec"))
         spec = json_object_get(spec, "spec");
-    strbuf first = STRBUF_INIT;
     recipe_plan chained;
     recipe_plan_init(&chained);
-    int rc = chain(spec, &chained, MAX_STAGES, false, &first);
-    if (rc == 0) {
-        struct recipe_staged *st = chained.staged;
+    struct recipe_staged *st = NULL;
+    if (chain(spec, &chained, MAX_STAGES, plain_product, first) == 0) {
+        st = chained.staged;
         chained.staged = NULL;
-        recipe_plan_release(&chained);
+    }
+    recipe_plan_release(&chained);
+    return st;
+}
+
+int recipe_staged_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
+{
+    strbuf first = STRBUF_INIT;
+    struct recipe_staged *st = chained_stages(spec, false, &first);
+    int rc = 0;
+    if (st) {
         p->family = RECIPE_STAGED;
         p->staged = st;
     } else if (first.len) {
         strbuf_adds(why, first.buf);
+        rc = 1;
     } else {
         rc = 2;
     }
@@ -616,20 +628,14 @@ int recipe_staged_recognise(const json_t *spec, recipe_plan *p, strbuf *why)
 
 int recipe_staged_rows_apart(const json_t *spec, recipe_plan *p)
 {
-    if (json_object_get(spec, "spec"))
-        spec = json_object_get(spec, "spec");
     strbuf first = STRBUF_INIT;
-    recipe_plan chained;
-    recipe_plan_init(&chained);
-    int rc = chain(spec, &chained, MAX_STAGES, true, &first);
-    if (rc == 0) {
-        recipe_staged_free(p->staged);
-        p->staged = chained.staged;
-        chained.staged = NULL;
-    }
-    recipe_plan_release(&chained);
+    struct recipe_staged *st = chained_stages(spec, true, &first);
     strbuf_release(&first);
-    return rc ? 1 : 0;
+    if (!st)
+        return 1;
+    recipe_staged_free(p->staged);
+    p->staged = st;
+    return 0;
 }
 
 void recipe_staged_free(struct recipe_staged *s)
