@@ -156,7 +156,7 @@ static_assert(!CGR_PRESPLIT || (kProducers == 1 && CGR_RAW_STAGES == 0), "prespl
 constexpr bool kTileScale = CGR_TILE_SCALE != 0;
 static_assert(!kTileScale || (kF16 && CGR_PRESPLIT), "tile scales: 3xFP16 presplit");
 constexpr bool kTileHold = CGR_TILE_HOLD != 0;
-static_assert(!kTileHold || kTileScale, "a held tile: tile scales");
+static_assert(!kTileHold || kTileScale, "CGR_TILE_HOLD 1 splits tiles with their own scales: it needs CGR_TILE_SCALE 1");
 constexpr bool kPromote = CGR_PROMOTE != 0 || kTileScale;  // tile scales: undone on each k-tile's partial
 // CGR_MULTICAST 2: a k-tile's B tile comes half from each CTA of the pair (bulk copies
 // multicast to both), so the pair reads it from L2 once: 48 KB of L2 reads a CTA a 3xFP16

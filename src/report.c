@@ -730,17 +730,20 @@ static void md_problem(strbuf *sb, const report_problem *p)
     strbuf_adds(sb, " |\n");
 }
 
+/* What a fraction above 100% (marked '*') means: the Markdown's legend, the HTML cell's title. */
+static const char sol_over[] = "above 100% of its speed of light: the bound did not hold for this kernel";
+
 /* Under the problems' table when a kernel ran faster than its speed of light: the bound,
  * not the kernel, is what such a row questions. */
 static void sol_legend(const report *r, strbuf *sb)
 {
     for (size_t i = 0; i < r->n; i++)
         if (r->p[i].sol_fraction > 1) {
-            strbuf_adds(sb, "\n\\* above 100% of its speed of light: the bound did not hold for this kernel. "
-                            "It counts the spec's FLOPs (PyTorch's counter: a triangular product as dense) "
-                            "and every input and output once, at the fastest fp32-accurate rate "
-                            "(docs/report.md); a kernel that skips work the count includes can beat it, "
-                            "and one that skips an input it needed is wrong.\n");
+            strbuf_addf(sb, "\n\\* %s. It counts the spec's FLOPs (PyTorch's counter: a triangular product "
+                            "as dense) and every input and output once, at the fastest rate that keeps the "
+                            "problem's precision (docs/report.md); a kernel that skips work the count includes "
+                            "can beat it, and one that skips an input it needed is wrong.\n",
+                        sol_over);
             return;
         }
 }
@@ -1401,8 +1404,7 @@ static void write_html(const report *r, const char *tree_problem, strbuf *sb)
         html_cell_num(sb, "%.4f", p->kernel.median);
         html_cell_num(sb, "%.4f", p->eager.median);
         if (p->sol_fraction > 1) { /* as the Markdown's mark and legend (sol_legend) */
-            strbuf_adds(sb, "<td title=\"above 100% of its speed of light: the bound did not hold for this kernel "
-                            "(docs/report.md)\">");
+            strbuf_addf(sb, "<td title=\"%s (docs/report.md)\">", sol_over);
             add_num(sb, "%.1f%%*", 100 * p->sol_fraction, "-");
             strbuf_adds(sb, "</td>");
         } else {
