@@ -129,9 +129,18 @@ __device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; ret
 #ifndef CGR_NHWC
 #define CGR_NHWC 0          // 1 (not transposed): x and the weight copied channels-last first
 #endif
+#ifndef CGR_WGMMA
+#define CGR_WGMMA 0         // 1 (with CGR_NHWC, sm_90a): Hopper's warpgroup MMAs in 3xFP16, x and the weight
+#endif                      //   split into fp16 halves channels-last first (below, "Hopper")
 #ifndef CGR_FLIP
 #define CGR_FLIP 0          // 1 (with CGR_NHWC): a stride-1 ConvTranspose as a convolution:
 #endif                      //   its weight [CIN][COUT][taps] read flipped (the padding given as dil*(k-1) - pad)
+
+#if CGR_WGMMA && !defined(CGR_CONV_EMULATE)
+#include <cute/arch/mma_sm90.hpp>
+#include <cute/atom/mma_traits_sm90_gmma.hpp>
+#include <cutlass/arch/barrier.h>
+#endif
 
 // How the epilogue reads an input: not at all, an operand of the convolution (not read
 // by the epilogue), the output's shape (contiguous), one element, one value per channel.
@@ -196,7 +205,10 @@ static_assert(kBN % kWarps == 0, "BN must be a multiple of the warps");
 constexpr bool kNhwc = CGR_NHWC;
 static_assert(!kNhwc || !CGR_TRANSPOSED, "channels-last: convolutions only, not transposed");
 static_assert(!CGR_FLIP || kNhwc, "CGR_FLIP: the channels-last form only");
-constexpr int kCp = (kCin + 3) / 4 * 4;                          // channels, padded
+static_assert(!CGR_WGMMA || (kNhwc && kG == 1 && !CGR_TRANSPOSED && CGR_CHANRED == 0),
+              "CGR_WGMMA: channels-last, ungrouped, no channel reduction (a stride-1 transposed one flipped)");
+constexpr int kCpAlign = CGR_WGMMA ? 8 : 4;  // channels a 16-byte chunk: 8 halves, or 4 floats
+constexpr int kCp = (kCin + kCpAlign - 1) / kCpAlign * kCpAlign;  // channels, padded
 constexpr int64_t kKg64 = kNhwc ? int64_t(kTaps) * kCp : kK64;   // the GEMM's K
 static_assert(kKg64 * kCout < (int64_t(1) << 31), "the weight must fit an int index");
 constexpr int kKg = int(kKg64);
@@ -289,9 +301,14 @@ struct Params {
 #if CGR_TRANSPOSED
     const float *wt;  // the weight as [COUT][K] (transpose_weight, in the workspace)
 #endif
-#if CGR_NHWC
+#if CGR_NHWC && !CGR_WGMMA
     const float *xs;  // x channels-last, channels padded to CP (to_nhwc, in the workspace)
     const float *ws;  // the weight as [COUT][taps][CP] (weight_nhwc, in the workspace)
+#endif
+#if CGR_WGMMA
+    const __half *xh, *xl;  // x channels-last in fp16 halves, scaled (big, small: split_x)
+    const __half *wh, *wl;  // the weight as [COUT][KP] so (split_w)
+    const float *amax;      // the largest |x| and |w| (amax_kernel), for their scales
 #endif
 };
 
@@ -524,6 +541,7 @@ CUTE_HOST_DEVICE int64_t nhwc_w_src(int co, int k)
 
 #ifndef CGR_CONV_EMULATE
 // ---------------------------------------------------------------- the kernel
+#if !CGR_WGMMA  // (the Hopper kernel is below)
 
 // The channel reduction's epilogue (CGR_CHANRED): each thread's accumulators of a row
 // through cgr_pre, reduced over its columns, then over the quad of lanes holding the
@@ -916,6 +934,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
         }
     }
 }
+#endif  // !CGR_WGMMA
 
 #if CGR_TRANSPOSED
 // ConvTranspose's weight [CIN, COUT, TAPS] as the GEMM's K-major B: wt[co*K + k] =
@@ -961,7 +980,7 @@ __global__ void __launch_bounds__(kTransThreads) transpose_weight(const float *_
 constexpr size_t kWsBytes = size_t(kCout) * kK * sizeof(float);
 #endif
 
-#if CGR_NHWC
+#if CGR_NHWC && !CGR_WGMMA
 // x [NB][CIN][plane] -> xs [NB][plane][CP] (channels past CIN zero): 32 x 32 tiles through
 // shared memory, reads and writes coalesced.
 __global__ void __launch_bounds__(256) to_nhwc(const float *__restrict__ x, float *__restrict__ xs)
@@ -999,6 +1018,320 @@ __global__ void __launch_bounds__(256) weight_nhwc(const float *__restrict__ w, 
 constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float);
 #endif
 
+#if CGR_WGMMA
+// ---------------------------------------------------------------- Hopper (CGR_WGMMA)
+//
+// The channels-last implicit GEMM on Hopper's warpgroup MMAs in 3xFP16, split first as
+// recipes/gemm_wgmma.cu's presplit form does a GEMM's operands: cg_forward finds the largest
+// |x| and |w| (amax_kernel), then writes x as [N][D][H][W][CP] and the weight as [COUT][KP]
+// in fp16 halves (big = fp16(v s), small = fp16(v s - big), s a power of two a tensor that
+// puts its largest |v s| in [2^14, 2^15); CP = CIN rounded up to 8, so that 8 consecutive k
+// are one 16-byte chunk of one pixel; KP = taps x CP rounded up to the 64-half k-tile,
+// zeros past K). The product kernel has one producer warpgroup and BM/64 consumer
+// warpgroups. The producer gathers: each thread owns chunk t % 8 of the 128-byte k-tile
+// row and rows t / 8 + 16 i of A (output pixels; nhwc_row once a row) and of B (output
+// channels); once a k-tile it splits its k into the tap (nhwc_tap), then issues a 16-byte
+// cp.async a (row, part), source size 0 (zero fill) in the padding and past M, N and K,
+// into the stage's 128-byte-swizzled K-major tiles (GMMA::Layout_K_SW128_Atom<half_t>),
+// and arrives on the stage's full mbarrier when its copies land
+// (cp.async.mbarrier.arrive.noinc: 128 arrivals a phase). The consumers issue, a k-block
+// of 16, a_small b_big, a_big b_small, a_big b_big (SS WGMMAs m64 nBN k16), wait, hand the
+// stage back (its empty mbarrier) and add the k-tile's zero-started partial to the
+// accumulator in fp32 (tensor-core adds truncate: recipes/tf32_mma.cuh). The epilogue
+// unscales (exact: powers of two) and writes y[(nb COUT + co) P + pixel] through finish().
+// Shared memory a stage: (BM + BN) x 64 halves, twice: 64 KB at 128 x 128.
+namespace wg {
+constexpr int kConsumers = kBM / 64;
+constexpr int kThreadsWg = 128 * (kConsumers + 1);
+constexpr int kBKH = 64;                                    // halves a k-tile: one 128-byte row
+constexpr int kKP = (kKg + kBKH - 1) / kBKH * kBKH;         // the weight copy's padded K
+constexpr int kKTiles = kKP / kBKH;
+constexpr int kTilesN = (kN + kBN - 1) / kBN;
+constexpr int kTilesM = (kM + kBM - 1) / kBM;
+static_assert(kBM == 64 || kBM == 128, "CGR_WGMMA: BM 64 or 128 (a consumer warpgroup a 64 rows)");
+static_assert(kBN % 16 == 0 && kBN >= 16 && kBN <= 256, "CGR_WGMMA: BN a multiple of 16, at most 256");
+static_assert(kStages >= 2, "stages");
+static_assert(int64_t(kN) * kKP < (int64_t(1) << 31), "the weight copy must fit an int index");
+
+using SmemAtomH = GMMA::Layout_K_SW128_Atom<half_t>;  // 8 rows x 64 halves, swizzled
+using SmemLayoutAH = decltype(tile_to_shape(SmemAtomH{}, make_shape(Int<kBM>{}, Int<kBKH>{}, Int<kStages>{})));
+using SmemLayoutBH = decltype(tile_to_shape(SmemAtomH{}, make_shape(Int<kBN>{}, Int<kBKH>{}, Int<kStages>{})));
+using MmaOpH = decltype(GMMA::ss_op_selector<half_t, half_t, float, Shape<_64, Int<kBN>, _16>, GMMA::Major::K,
+                                             GMMA::Major::K>());
+using TiledMmaH = decltype(make_tiled_mma(MmaOpH{}, Layout<Shape<Int<kConsumers>, _1, _1>>{}));
+
+constexpr int kTileA = kBM * kBKH, kTileB = kBN * kBKH;  // halves of one stage's tile
+struct Smem {
+    alignas(1024) half_t a_big[kTileA * kStages];
+    alignas(1024) half_t a_small[kTileA * kStages];
+    alignas(1024) half_t b_big[kTileB * kStages];
+    alignas(1024) half_t b_small[kTileB * kStages];
+    uint64_t full[kStages];   // the producer's 128 threads' copies have landed
+    uint64_t empty[kStages];  // the consumers' threads are done with the stage
+};
+constexpr int kSmemBytesWg = int(sizeof(Smem)) + 1024;  // + aligning the base
+static_assert(kSmemBytesWg <= 227 * 1024, "CGR_WGMMA: shared memory, fewer stages");
+
+// Where 16-byte chunk j (halves 8j .. 8j + 7) of row r of a stage's tile lies, in halves
+// from the tile's start (1024-byte aligned): rows of 128 bytes, the chunk XORed with r mod 8
+// (Swizzle<3,4,3> on the byte address; recipes/gemm_wgmma.cu's smem_offset, in halves).
+CUTE_HOST_DEVICE int chunk_offset(int r, int j) { return r * kBKH + (((j ^ r) & 7) << 3); }
+
+// Elements of the workspace: xh, xl (kXsElems halves each), wh, wl (kN x kKP each), then
+// the two largest |v| (x's, the weight's) as floats.
+constexpr int64_t kWsXHalves = kXsElems, kWsWHalves = int64_t(kN) * kKP;
+constexpr size_t kWsAmaxAt = size_t(2 * kWsXHalves + 2 * kWsWHalves) * 2;  // bytes (a multiple of 16)
+constexpr size_t kWsBytes = kWsAmaxAt + 2 * sizeof(float);
+
+using Barrier = cutlass::arch::ClusterBarrier;
+
+// 3xFP16's scale of a tensor whose largest |v| is amax: 2^(14 - floor(log2 amax)), so that
+// amax s lies in [2^14, 2^15); 1 for 0, infinities and NaN (recipes/gemm_wgmma.cu's rule).
+__device__ __forceinline__ float f16_scale(float amax)
+{
+    if (!(amax > 0.f) || !isfinite(amax))
+        return 1.f;
+    const int e = 14 - ilogbf(amax);
+    return ldexpf(1.f, e < 126 ? e : 126);
+}
+
+// v s as (big, small) halves.
+__device__ __forceinline__ void split_half(float v, float s, __half &big, __half &small)
+{
+    const float x = v * s;
+    big = __float2half_rn(x);
+    small = __float2half_rn(x - __half2float(big));
+}
+
+// The largest |v| of x (blockIdx.y 0) and of the weight (1) into amax[0], amax[1]
+// (atomicMax on the bits: non-negative floats order as their bits do; zeroed first).
+// NaN is dropped here and kept by the product.
+__global__ void __launch_bounds__(256) amax_kernel(const float *__restrict__ x, int64_t nx, const float *__restrict__ w,
+                                                   int64_t nw, float *amax)
+{
+    const float *v = blockIdx.y == 0 ? x : w;
+    const int64_t n = blockIdx.y == 0 ? nx : nw;
+    float m = 0.f;
+    const int64_t stride = int64_t(gridDim.x) * 256;
+    if (n % 4 == 0 && reinterpret_cast<uintptr_t>(v) % 16 == 0) {
+        for (int64_t i = (int64_t(blockIdx.x) * 256 + threadIdx.x) * 4; i < n; i += stride * 4) {
+            const float4 q = __ldg(reinterpret_cast<const float4 *>(v + i));
+            m = fmaxf(m, fmaxf(fmaxf(fabsf(q.x), fabsf(q.y)), fmaxf(fabsf(q.z), fabsf(q.w))));
+        }
+    } else {
+        for (int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x; i < n; i += stride)
+            m = fmaxf(m, fabsf(__ldg(v + i)));
+    }
+    for (int o = 16; o > 0; o /= 2)
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if (threadIdx.x % 32 == 0)
+        atomicMax(reinterpret_cast<unsigned *>(amax + blockIdx.y), __float_as_uint(m));
+}
+
+// x [NB][CIN][plane] -> xh, xl [NB][plane][CP] (channels past CIN zero): 64 channels x 32
+// pixels through shared memory, read along the pixels (128 bytes a warp), written a
+// 16-byte chunk (8 channels of one pixel) of each part a thread.
+__global__ void __launch_bounds__(256) split_x(const float *__restrict__ x, const float *amax, __half *xh, __half *xl)
+{
+    __shared__ float tile[64][33];
+    const int64_t pix0 = int64_t(blockIdx.x) * 32;
+    const int c0 = int(blockIdx.y) * 64, nb = int(blockIdx.z);
+    const int tx = int(threadIdx.x) % 32, ty = int(threadIdx.x) / 32;
+    CUTE_UNROLL
+    for (int r = 0; r < 8; ++r) {
+        const int c = c0 + ty + 8 * r;
+        const int64_t pix = pix0 + tx;
+        tile[ty + 8 * r][tx] = c < kCin && pix < kPlane64 ? __ldg(x + x_index(nb, c, pix)) : 0.f;
+    }
+    __syncthreads();
+    const float s = f16_scale(amax[0]);
+    const int q = int(threadIdx.x) / 8, j = int(threadIdx.x) % 8;
+    const int64_t pix = pix0 + q;
+    const int c = c0 + 8 * j;
+    if (pix >= kPlane64 || c >= kCp)
+        return;
+    alignas(16) __half big[8], small[8];
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e)
+        split_half(tile[8 * j + e][q], s, big[e], small[e]);
+    const int64_t o = xs_index(nb, pix, c);
+    *reinterpret_cast<uint4 *>(xh + o) = *reinterpret_cast<const uint4 *>(big);
+    *reinterpret_cast<uint4 *>(xl + o) = *reinterpret_cast<const uint4 *>(small);
+}
+
+// The weight -> wh, wl [COUT][KP] (nhwc_w_src; zeros past CIN and K): a 16-byte chunk of
+// each part a thread.
+__global__ void __launch_bounds__(256) split_w(const float *__restrict__ w, const float *amax, __half *wh, __half *wl)
+{
+    const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;  // chunk
+    if (i >= int64_t(kN) * kKP / 8)
+        return;
+    const float s = f16_scale(amax[1]);
+    const int co = int(i / (kKP / 8)), k0 = int(i % (kKP / 8)) * 8;
+    alignas(16) __half big[8], small[8];
+    CUTE_UNROLL
+    for (int e = 0; e < 8; ++e) {
+        const int64_t src = k0 + e < kKg ? nhwc_w_src(co, k0 + e) : -1;
+        split_half(src >= 0 ? __ldg(w + src) : 0.f, s, big[e], small[e]);
+    }
+    *reinterpret_cast<uint4 *>(wh + i * 8) = *reinterpret_cast<const uint4 *>(big);
+    *reinterpret_cast<uint4 *>(wl + i * 8) = *reinterpret_cast<const uint4 *>(small);
+}
+
+// 16 bytes gmem -> smem, landing with this thread's other copies; zeros when !valid.
+__device__ __forceinline__ void copy16(half_t *dst, const __half *src, bool valid)
+{
+    const uint32_t d = cute::cast_smem_ptr_to_uint(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
+}
+
+// The producer warpgroup's thread t (0..127): rows t / 8 + 16 i of A and B, chunk t % 8.
+__device__ __forceinline__ void produce(const Params &p, Smem &s, int tm, int tn, int t)
+{
+    constexpr int kRA = kBM / 16, kRB = kBN / 16;
+    const int j = t % 8, r0 = t / 8;
+    NhwcRow rows[kRA];
+    CUTE_UNROLL
+    for (int i = 0; i < kRA; ++i)
+        rows[i] = nhwc_row(tm * kBM + r0 + 16 * i);
+    for (int kt = 0; kt < kKTiles; ++kt) {
+        const int stage = kt % kStages;
+        if (kt >= kStages)
+            Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
+        const int k = kt * kBKH + 8 * j;
+        const NhwcTap tap = nhwc_tap(k);
+        half_t *ab = s.a_big + stage * kTileA, *as = s.a_small + stage * kTileA;
+        CUTE_UNROLL
+        for (int i = 0; i < kRA; ++i) {
+            const bool valid = nhwc_reads(rows[i], tap, k);
+            const int64_t o = valid ? rows[i].base + tap.koff : 0;
+            const int d = chunk_offset(r0 + 16 * i, j);
+            copy16(ab + d, p.xh + o, valid);
+            copy16(as + d, p.xl + o, valid);
+        }
+        half_t *bb = s.b_big + stage * kTileB, *bs = s.b_small + stage * kTileB;
+        CUTE_UNROLL
+        for (int i = 0; i < kRB; ++i) {
+            const int co = tn * kBN + r0 + 16 * i;
+            const bool valid = co < kN;
+            const int64_t o = valid ? int64_t(co) * kKP + k : 0;
+            const int d = chunk_offset(r0 + 16 * i, j);
+            copy16(bb + d, p.wh + o, valid);
+            copy16(bs + d, p.wl + o, valid);
+        }
+        cutlass::arch::cpasync_barrier_arrive_noinc(&s.full[stage]);
+    }
+}
+
+// Consumer thread t (0 .. 128 BM/64 - 1): the k-tiles' WGMMAs, then the epilogue.
+__device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn, int t)
+{
+    TiledMmaH mma;
+    auto thr = mma.get_slice(t);
+    Tensor sAb = make_tensor(make_smem_ptr(s.a_big), SmemLayoutAH{});
+    Tensor sAs = make_tensor(make_smem_ptr(s.a_small), SmemLayoutAH{});
+    Tensor sBb = make_tensor(make_smem_ptr(s.b_big), SmemLayoutBH{});
+    Tensor sBs = make_tensor(make_smem_ptr(s.b_small), SmemLayoutBH{});
+    Tensor rAb = thr.make_fragment_A(thr.partition_A(sAb));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
+    Tensor rAs = thr.make_fragment_A(thr.partition_A(sAs));
+    Tensor rBb = thr.make_fragment_B(thr.partition_B(sBb));
+    Tensor rBs = thr.make_fragment_B(thr.partition_B(sBs));
+
+    Tensor cC = make_identity_tensor(make_shape(Int<kM>{}, Int<kN>{}));
+    Tensor gcC = local_tile(cC, Shape<Int<kBM>, Int<kBN>>{}, make_coord(tm, tn));  // (BM,BN) -> (m,co)
+    Tensor tCcC = thr.partition_C(gcC);
+    Tensor acc = thr.partition_fragment_C(gcC);
+    auto part = make_fragment_like(acc);
+    clear(acc);
+    for (int kt = 0; kt < kKTiles; ++kt) {
+        const int stage = kt % kStages;
+        Barrier::wait(&s.full[stage], (kt / kStages) & 1);
+        mma.accumulate_ = GMMA::ScaleOut::Zero;
+        warpgroup_fence_operand(part);
+        warpgroup_arrive();
+        CUTE_UNROLL
+        for (int kb = 0; kb < int(size<2>(rAb)); ++kb) {
+            gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), part);
+            mma.accumulate_ = GMMA::ScaleOut::One;
+            gemm(mma, rAb(_, _, kb, stage), rBs(_, _, kb, stage), part);
+            gemm(mma, rAb(_, _, kb, stage), rBb(_, _, kb, stage), part);
+        }
+        warpgroup_commit_batch();
+        warpgroup_wait<0>();
+        warpgroup_fence_operand(part);
+        Barrier::arrive(&s.empty[stage]);
+        CUTE_UNROLL
+        for (int i = 0; i < size(acc); ++i)
+            acc(i) += part(i);
+    }
+    // the scales undone (powers of two: exact), then y[(nb*COUT + co)*P + pixel]; a thread
+    // holds two rows (m16 of its warp, 8 apart), split into (image, pixel) once each
+    const float u = (1.f / f16_scale(p.amax[0])) * (1.f / f16_scale(p.amax[1]));
+    static_assert(decltype(size<1>(acc))::value == 1, "a consumer's accumulators: its own 64 rows");
+    const int m0 = get<0>(tCcC(0));
+    RowPix rp0, rp1;
+    const bool ok0 = row_pixel(m0, rp0), ok1 = row_pixel(m0 + 8, rp1);
+    CUTE_UNROLL
+    for (int i = 0; i < size(acc); ++i) {
+        const int m = get<0>(tCcC(i)), co = get<1>(tCcC(i));
+        const bool first = m == m0;
+        if (!(first ? ok0 : ok1) || co >= kN)
+            continue;
+        const RowPix &rp = first ? rp0 : rp1;
+        const int64_t idx = (int64_t(rp.nb) * kCout + co) * kP + rp.pix;
+        p.out[idx] = finish(p, acc(i) * u, idx, co);
+    }
+}
+
+__global__ void __launch_bounds__(kThreadsWg, 1) conv_wgmma_kernel(const Params p)
+{
+    extern __shared__ char smem_raw[];
+    Smem &s = *reinterpret_cast<Smem *>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
+    // the output-channel tiles of one pixel tile next to each other (they gather the same x)
+    const int tm = int(blockIdx.x) / kTilesN, tn = int(blockIdx.x) % kTilesN;
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < kStages; ++i) {
+            Barrier::init(&s.full[i], 128);
+            Barrier::init(&s.empty[i], 128 * kConsumers);
+        }
+        cutlass::arch::fence_barrier_init();
+    }
+    __syncthreads();
+    if (threadIdx.x < 128)
+        produce(p, s, tm, tn, int(threadIdx.x));
+    else
+        consume(p, s, tm, tn, int(threadIdx.x) - 128);
+}
+
+// The split copies, then the product (cg_forward's part on Hopper).
+inline int launch(Params &p, void *workspace, cudaStream_t stream)
+{
+    __half *xh = static_cast<__half *>(workspace), *xl = xh + kWsXHalves;
+    __half *wh = xl + kWsXHalves, *wl = wh + kWsWHalves;
+    float *amax = reinterpret_cast<float *>(static_cast<char *>(workspace) + kWsAmaxAt);
+    if (cudaMemsetAsync(amax, 0, 2 * sizeof(float), stream) != cudaSuccess)
+        return CG_LAUNCH_FAILED;
+    // at most 8 CTAs of 256 an SM of the largest Hopper (132 SMs), grid-stride
+    const int64_t nx = int64_t(kNb) * kImage, nw = int64_t(kCout) * kCin * kTaps;
+    const int64_t want = (nx / 4 + 255) / 256;
+    amax_kernel<<<dim3(unsigned(want < 132 * 8 ? (want > 0 ? want : 1) : 132 * 8), 2), 256, 0, stream>>>(
+        p.in[CGR_X], nx, p.in[CGR_W], nw, amax);
+    static_assert((kPlane64 + 31) / 32 < (int64_t(1) << 31) && kNb < 65536, "split_x's grid");
+    split_x<<<dim3(unsigned((kPlane64 + 31) / 32), unsigned((kCp + 63) / 64), unsigned(kNb)), 256, 0, stream>>>(
+        p.in[CGR_X], amax, xh, xl);
+    split_w<<<unsigned((int64_t(kN) * kKP / 8 + 255) / 256), 256, 0, stream>>>(p.in[CGR_W], amax, wh, wl);
+    p.xh = xh, p.xl = xl, p.wh = wh, p.wl = wl, p.amax = amax;
+    if (cudaFuncSetAttribute(conv_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytesWg) !=
+        cudaSuccess)
+        return CG_LAUNCH_FAILED;
+    static_assert(int64_t(kTilesM) * kTilesN < (int64_t(1) << 31), "grid limits");
+    conv_wgmma_kernel<<<unsigned(kTilesM * kTilesN), kThreadsWg, kSmemBytesWg, stream>>>(p);
+    return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
+}
+
+}  // namespace wg
+#endif  // CGR_WGMMA
+
 #endif  // CGR_CONV_EMULATE
 
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
@@ -1011,7 +1344,9 @@ static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
-#if CGR_TRANSPOSED || CGR_NHWC
+#if CGR_WGMMA
+    return cgr_conv::wg::kWsBytes;
+#elif CGR_TRANSPOSED || CGR_NHWC
     return cgr_conv::kWsBytes;
 #else
     return 0;
@@ -1022,7 +1357,10 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
                          void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
     using namespace cgr_conv;
-#if CGR_TRANSPOSED || CGR_NHWC
+#if CGR_WGMMA
+    if (workspace == nullptr || workspace_bytes < wg::kWsBytes || reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
+        return CG_BAD_WORKSPACE;
+#elif CGR_TRANSPOSED || CGR_NHWC
     if (workspace == nullptr || workspace_bytes < kWsBytes)
         return CG_BAD_WORKSPACE;
 #else
@@ -1059,6 +1397,9 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (int64_t(kM) * kN == 0)
         return CG_OK;
     p.out = static_cast<float *>(out[0].data);
+#if CGR_WGMMA
+    return wg::launch(p, workspace, stream);
+#else
 #if CGR_TRANSPOSED
     if (kK > 0) {
         float *wt = static_cast<float *>(workspace);
@@ -1088,5 +1429,6 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (cudaGetLastError() != cudaSuccess)
         return CG_LAUNCH_FAILED;
     return CG_OK;
+#endif  // CGR_WGMMA
 }
 #endif  // CGR_CONV_EMULATE

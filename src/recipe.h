@@ -365,6 +365,9 @@ typedef struct recipe_conv_params {
     int nhwc;        /* x and the weight copied channels-last into the workspace first,
                         A and B then copied 16 bytes at a time (CGR_NHWC): 1; 2: a stride-1
                         transposed convolution so, as the flipped convolution (CGR_FLIP) */
+    int wgmma;       /* 1 (with nhwc, sm_90): Hopper's warpgroup MMAs in 3xFP16, x and the weight
+                        split into fp16 halves first (CGR_WGMMA); bm/64 consumer warpgroups
+                        and one producer, the k-tile 64 halves */
 } recipe_conv_params;
 
 /* The tuning parameters of a template. */

@@ -873,8 +873,8 @@ static int insert_flipped(const recipe_conv_plan *c, recipe_params *out, int n, 
         recipe_params k = out[i];
         k.conv.nhwc = 2;
         k.conv.prec = conv_f16_fits(&k.conv) ? RECIPE_GEMM_3XF16 : RECIPE_GEMM_3XTF32;
-        if (n == max)
-            n--;
+        if (n >= max) /* (the list may come in longer than max: the tail's room is kept) */
+            n = max - 1;
         memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
         out[0] = k;
         return n + 1;
@@ -911,8 +911,81 @@ static int interleave_nhwc(const recipe_conv_plan *c, recipe_params *out, int n,
     return m;
 }
 
+static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max);
+
+/* Hopper's warpgroup MMAs (recipes/conv_tc.cu CGR_WGMMA, sm_90 only: wgmma is sm_90a's)
+ * take what channels-last takes, but with CP = CIN rounded up to 8 (a 16-byte chunk of
+ * halves), at most half again CIN (CIN 3 -> 8 would multiply K by 2.7), and 1 x 1
+ * convolutions too (the product there is a plain GEMM whose operands need the split anyway);
+ * no channel reduction (its epilogue is mma.sync's) and no groups. */
+static bool conv_wgmma_fits(const recipe_conv_plan *c, const recipe_hw *hw)
+{
+    int64_t cp8 = (c->cin + 7) / 8 * 8, taps = c->k[0] * c->k[1] * c->k[2];
+    int64_t plane = c->in[0] * c->in[1] * c->in[2];
+    int64_t kp = (taps * cp8 + 63) / 64 * 64;
+    return hw->sm == 90 && (!c->transposed || recipe_conv_flippable(c)) && !c->depthwise && c->groups == 1 &&
+           !c->chanred && 2 * (cp8 - c->cin) <= c->cin && plane * cp8 < (INT64_C(1) << 31) &&
+           c->gn * kp < (INT64_C(1) << 31) && c->m < (INT64_C(1) << 31) - 256;
+}
+
+/* A WGMMA tile (bm, bn) at the most stages (at most 4) its shared memory allows: (bm + bn) x 64
+ * halves, big and small, a stage, the mbarriers and 1024 bytes to align the base; 0 when not
+ * even 2 fit. */
+static int conv_wgmma_params(const recipe_conv_plan *c, const recipe_hw *hw, int bm, int bn, recipe_params *k)
+{
+    int64_t stage = (int64_t)(bm + bn) * 64 * 2 * 2;
+    int stages = (int)((hw->smem_per_block - 1024 - 64) / stage);
+    if (stages > 4)
+        stages = 4;
+    if (stages < 2)
+        return 0;
+    memset(k, 0, sizeof *k);
+    k->threads = 128 * (bm / 64 + 1);
+    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, c->transposed ? 2 : 1, 1 };
+    return 1;
+}
+
+/* The WGMMA variant first: 128 rows (two consumer warpgroups) by COUT rounded up to 16, at
+ * most 128 columns (wider: more column tiles), or 64 rows where 128-row tiles would leave
+ * SMs idle; the caller left room for it in out (the list's other variants follow). */
+static int push_conv_wgmma(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int n)
+{
+    const recipe_conv_plan *c = &p->conv;
+    int bn = (int)((c->gn + 15) / 16 * 16);
+    if (bn > 128)
+        bn = 128;
+    int64_t tiles128 = (c->m + 127) / 128 * ((c->gn + bn - 1) / bn);
+    recipe_params k;
+    if (!conv_wgmma_params(c, hw, tiles128 >= hw->sms ? 128 : 64, bn, &k))
+        return n;
+    memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
+    out[0] = k;
+    return n + 1;
+}
+
+/* The list below made with room for at least 3 (its insertions need that much), then cut
+ * to max. */
+static int conv_sm80_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
+{
+    recipe_params all[RECIPE_MAX_VARIANTS];
+    int room = max < 3 ? 3 : max > RECIPE_MAX_VARIANTS ? RECIPE_MAX_VARIANTS : max;
+    int n = conv_tile_variants(p, hw, all, room);
+    if (n > max)
+        n = max;
+    memcpy(out, all, (size_t)n * sizeof out[0]);
+    return n;
+}
+
+/* Variants: on Hopper the WGMMA kernel first where it fits, then the mma.sync ones below. */
+int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
+{
+    if (max >= 2 && conv_wgmma_fits(&p->conv, hw))
+        return push_conv_wgmma(p, hw, out, conv_sm80_variants(p, hw, out, max - 1));
+    return conv_sm80_variants(p, hw, out, max);
+}
+
 /*
- * Pruning: a tile wider than 32 and at least twice COUT rounded up to 32 is dropped (half of its columns
+ * The mma.sync kernels (SM80-class). Pruning: a tile wider than 32 and at least twice COUT rounded up to 32 is dropped (half of its columns
  * would be padding), and so is one whose shared memory (4 bytes x 32 x (BM + BN) x
  * stages) passes 227 KB or whose pixel tiles are fewer than the SMs (unless nothing else
  * is left). The first is the 128 x 128 tile of recipes/gemm_tc.cu's first variant (or
@@ -920,17 +993,17 @@ static int interleave_nhwc(const recipe_conv_plan *c, recipe_params *out, int n,
  * followed by others; the plain TF32 copy of the first comes last (it may fail an fp32
  * tolerance of 1e-4: it did on 57 and level 2 #5, lab round 20).
  */
-int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
+static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     static const recipe_conv_params cand[] = {
-        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc */
-        { 128, 128, 2, 4, 3, 0, 1, 0, 0 },
-        { 128, 64, 4, 2, 3, 0, 1, 0, 0 },
-        { 128, 64, 4, 2, 4, 0, 1, 0, 0 },
-        { 64, 64, 2, 2, 4, 0, 2, 0, 0 },
-        { 256, 64, 4, 2, 3, 0, 1, 0, 0 },
-        { 128, 32, 4, 1, 4, 0, 2, 0, 0 },
-        { 64, 128, 2, 4, 3, 0, 1, 0, 0 },
+        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma */
+        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0 },
+        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0 },
+        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0 },
+        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0 },
+        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0 },
+        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0 },
+        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0 },
     };
     const recipe_conv_plan *c = &p->conv;
     int64_t cout32 = (c->gn + 31) / 32 * 32;
@@ -983,7 +1056,7 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
      * Grouped plans take neither channels-last nor the flipped form: the tail below only
      * adds the plain TF32 copy of this first one. */
     if (c->groups > 1 && c->gn <= 16 && n > 0) {
-        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0 };
+        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0 };
         if (n >= max - 1)
             n = max - 2;
         memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
@@ -1017,6 +1090,12 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
     const recipe_conv_params *v = &k->conv;
     if (v->dw_threads) {
         strbuf_addf(out, "conv depthwise direct threads=%d", v->dw_threads);
+        return;
+    }
+    if (v->wgmma) {
+        strbuf_addf(out, "conv wgmma%s tile=%dx%dx64 warpgroups=1+%d stages=%d %s",
+                    v->nhwc == 2 ? " flipped channels-last" : " channels-last", v->bm, v->bn, v->bm / 64,
+                    v->stages, recipe_prec_name(v->prec));
         return;
     }
     strbuf_addf(out, "conv%s tile=%dx%dx32 warps=%dx%d stages=%d %s min_blocks=%d",
@@ -1080,6 +1159,8 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         strbuf_addf(sb, "#define CGR_TRANSPOSED 1\n#define CGR_PHASES %d\n", recipe_conv_phases(c));
     if (v->nhwc)
         strbuf_adds(sb, "#define CGR_NHWC 1\n");
+    if (v->wgmma)
+        strbuf_adds(sb, "#define CGR_WGMMA 1\n");
     if (v->dw_threads)
         strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
     else

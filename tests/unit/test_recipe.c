@@ -1736,10 +1736,20 @@ static void test_convt_plans_generate(void **state)
     recipe_hw_default(&hw0);
     recipe_params tv[RECIPE_MAX_VARIANTS];
     int tn = recipe_variants(&p, &hw0, tv, RECIPE_MAX_VARIANTS);
-    assert_true(tn >= 4 && tv[0].conv.bm == 256 && tv[0].conv.nhwc == 2 && tv[0].conv.prec == RECIPE_GEMM_3XF16);
-    assert_true(tv[1].conv.bm == 256 && tv[1].conv.bn == 64 && !tv[1].conv.nhwc && tv[1].conv.prec == 0);
-    assert_true(tv[2].conv.bm == 128 && tv[2].conv.bn == 64 && !tv[2].conv.nhwc);
+    /* on Hopper the flipped convolution on warpgroup MMAs ahead of them all (CGR_WGMMA) */
+    assert_true(tn >= 5 && tv[0].conv.wgmma && tv[0].conv.nhwc == 2 && tv[0].conv.prec == RECIPE_GEMM_3XF16);
+    assert_true(tv[0].conv.bm == 128 && tv[0].conv.bn == 64 && tv[0].threads == 384);
+    assert_true(tv[1].conv.bm == 256 && tv[1].conv.nhwc == 2 && tv[1].conv.prec == RECIPE_GEMM_3XF16);
+    assert_true(tv[2].conv.bm == 256 && tv[2].conv.bn == 64 && !tv[2].conv.nhwc && tv[2].conv.prec == 0);
+    assert_true(tv[3].conv.bm == 128 && tv[3].conv.bn == 64 && !tv[3].conv.nhwc);
     assert_true(tv[tn - 1].conv.prec == 1 && tv[tn - 1].conv.bm == 256);
+    for (int k = 1; k < tn; k++)
+        assert_false(tv[k].conv.wgmma);
+    /* an A100 (sm_80): no WGMMA, the list as it was */
+    recipe_hw a100 = hw0;
+    a100.sm = 80;
+    tn = recipe_variants(&p, &a100, tv, RECIPE_MAX_VARIANTS);
+    assert_true(tn >= 4 && !tv[0].conv.wgmma && tv[0].conv.bm == 256 && tv[0].conv.nhwc == 2);
     recipe_plan_release(&p);
     /* a forward convolution keeps its order (128 x 128 first, or 128 x 64) */
     load("conv2d_relu_biasadd", &p);
@@ -1788,11 +1798,14 @@ static void test_convt_plans_generate(void **state)
         recipe_params v[RECIPE_MAX_VARIANTS];
         int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
         assert_true(n >= 2);
-        for (int k = 0; k < n; k++) {
-            assert_true(v[k].conv.bm > 0 && v[k].conv.dw_threads == 0);
-            /* stride 1: the first variant is the flipped convolution channels-last, and so
-             * is the plain TF32 copy of it (last) */
-            bool flipped = (k == 0 || (k == n - 1 && v[k].conv.prec == RECIPE_GEMM_TF32)) &&
+        /* stride 1 on Hopper: the WGMMA kernel (flipped) first (test_conv_wgmma_variants) */
+        int first = v[0].conv.wgmma ? 1 : 0;
+        assert_int_equal(first, recipe_conv_flippable(&p.conv));
+        for (int k = first; k < n; k++) {
+            assert_true(v[k].conv.bm > 0 && v[k].conv.dw_threads == 0 && !v[k].conv.wgmma);
+            /* stride 1: the first mma.sync variant is the flipped convolution channels-last,
+             * and so is the plain TF32 copy of it (last) */
+            bool flipped = (k == first || (k == n - 1 && v[k].conv.prec == RECIPE_GEMM_TF32)) &&
                            recipe_conv_flippable(&p.conv);
             assert_int_equal(v[k].conv.nhwc, flipped ? 2 : 0);
             assert_variant_source(&p, &v[k], names[i], k,
@@ -1822,6 +1835,97 @@ static void test_convt_plans_generate(void **state)
     recipe_plan_release(&p);
 }
 
+/* No convolution's list outgrows the room it is given (level 1 #64, a stride-1 transposed
+ * convolution, once came back with 9 of 8 on Hopper: the flipped form inserted into a list
+ * already at its limit), on either GPU, at any limit. */
+static void test_conv_variants_fit(void **state)
+{
+    (void)state;
+    static const char *names[] = { "convt_l1_64_1d", "convt_l1_57_2d", "convt_l1_79_1d", "convt_l1_72_grouped",
+                                   "conv2d_relu_biasadd", "conv_chanmin_odd", "convt_l2_5_sub_tanh" };
+    recipe_hw hw[2];
+    recipe_hw_default(&hw[0]);
+    hw[1] = hw[0];
+    hw[1].sm = 80;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        recipe_plan p;
+        load(names[i], &p);
+        for (int h = 0; h < 2; h++)
+            for (int max = 1; max <= RECIPE_MAX_VARIANTS; max++) {
+                recipe_params v[RECIPE_MAX_VARIANTS + 4];
+                memset(v, 0xab, sizeof v);
+                int n = recipe_variants(&p, &hw[h], v, max);
+                if (n < 1 || n > max)
+                    fail_msg("%s (sm_%d): %d variants with room for %d", names[i], hw[h].sm, n, max);
+                const unsigned char *tail = (const unsigned char *)&v[max];
+                for (size_t b = 0; b < (RECIPE_MAX_VARIANTS + 4 - (size_t)max) * sizeof v[0]; b++)
+                    if (tail[b] != 0xab)
+                        fail_msg("%s (sm_%d, room for %d): written past the list", names[i], hw[h].sm, max);
+            }
+        recipe_plan_release(&p);
+    }
+}
+
+/* Hopper's convolution (recipes/conv_tc.cu CGR_WGMMA): first on sm_90 where channels-last
+ * takes the convolution and CIN rounded up to 8 is at most half again CIN (1 x 1 ones
+ * too); never on sm_80, never with a reduction over the channels or 3 input channels. */
+static void test_conv_wgmma_variants(void **state)
+{
+    (void)state;
+    recipe_hw hw, a100;
+    recipe_hw_default(&hw);
+    a100 = hw;
+    a100.sm = 80;
+    static const struct {
+        const char *name;
+        int bm, bn, stages; /* 0: no WGMMA variant */
+    } cases[] = {
+        { "l2_1_Conv2D_ReLU_BiasAdd", 128, 128, 3 },  /* 64 -> 128, 3 x 3 */
+        { "l1_87_conv_pointwise_2D", 128, 128, 3 },   /* 1 x 1 */
+        { "l1_67_conv_standard_1D", 128, 128, 3 },
+        { "l2_47_Conv3d_Mish_Tanh", 128, 64, 4 },    /* 3-D, 32 -> 64: a 64-wide tile, 4 stages */
+        { "l1_50_conv_standard_2D__square_input__square_kernel", 0, 0, 0 }, /* CIN 3 */
+        { "l2_25_Conv2d_Min_Tanh_Tanh", 0, 0, 0 },   /* a min over the channels */
+        { "l1_82_conv_depthwise_2D_square_input_square_kernel", 0, 0, 0 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        recipe_plan p = load_conv(cases[i].name);
+        const recipe_conv_plan *c = &p.conv;
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n >= 2);
+        for (int k = 1; k < n; k++)
+            assert_false(v[k].conv.wgmma);
+        bool want = c->groups == 1 && !c->depthwise && !c->chanred && 2 * ((c->cin + 7) / 8 * 8 - c->cin) <= c->cin;
+        if (!want || cases[i].bm == 0) {
+            assert_false(v[0].conv.wgmma);
+            assert_true(!want == (cases[i].bm == 0));
+            recipe_plan_release(&p);
+            continue;
+        }
+        const recipe_conv_params *cv = &v[0].conv;
+        assert_true(cv->wgmma && cv->nhwc == 1 && cv->prec == RECIPE_GEMM_3XF16);
+        assert_int_equal(cv->bm, cases[i].bm);
+        assert_int_equal(cv->bn, (int)((c->gn + 15) / 16 * 16 > 128 ? 128 : (c->gn + 15) / 16 * 16));
+        assert_int_equal(cv->stages, (232448 - 1024 - 64) / ((cv->bm + cv->bn) * 256) > 4
+                                         ? 4 : (232448 - 1024 - 64) / ((cv->bm + cv->bn) * 256));
+        assert_int_equal(v[0].threads, 128 * (cv->bm / 64 + 1));
+        /* the template's mma.sync constants still hold (it static_asserts them) */
+        assert_true(cv->bm % (cv->wm * 16) == 0 && cv->bn % (cv->wn * 16) == 0 && cv->wm == cv->bm / 64 && cv->wn == 1);
+        assert_variant_source(&p, &v[0], cases[i].name, 0,
+                              (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_NHWC 1\n#define CGR_WGMMA 1\n",
+                                                     "#define CGR_WN 1\n", "#define CGR_PREC 2\n", NULL });
+        /* after it the list an A100 gets, made with one place less */
+        recipe_params a[RECIPE_MAX_VARIANTS];
+        int na = recipe_variants(&p, &a100, a, RECIPE_MAX_VARIANTS - 1);
+        assert_false(a[0].conv.wgmma);
+        assert_int_equal(na, n - 1);
+        for (int k = 1; k < n; k++)
+            assert_memory_equal(&v[k].conv, &a[k - 1].conv, sizeof a[0].conv);
+        recipe_plan_release(&p);
+    }
+}
+
 static void test_conv_variants_generate(void **state)
 {
     (void)state;
@@ -1835,9 +1939,11 @@ static void test_conv_variants_generate(void **state)
         recipe_params v[RECIPE_MAX_VARIANTS];
         int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
         assert_true(n >= 2);
-        for (int k = 0; k < n; k++) {
+        int first = v[0].conv.wgmma ? 1 : 0; /* Hopper's first (test_conv_wgmma_variants) */
+        for (int k = first; k < n; k++) {
             const recipe_conv_params *cv = &v[k].conv;
             int warps = cv->wm * cv->wn;
+            assert_false(cv->wgmma);
             /* what conv_tc.cu static_asserts */
             assert_true(cv->bm % (8 * warps) == 0 && cv->bn % warps == 0);
             assert_true(cv->bm % (cv->wm * 16) == 0 && cv->bn % (cv->wn * 16) == 0);
@@ -1860,7 +1966,7 @@ static void test_conv_variants_generate(void **state)
              * convolution with more than one tap is offered in both forms, first so */
             if (cv->nhwc)
                 assert_true(cv->bm % (4 * warps) == 0 && cv->bn % (4 * warps) == 0);
-            if (k == 0)
+            if (k == first)
                 assert_int_equal(cv->nhwc, p.conv.k[0] * p.conv.k[1] * p.conv.k[2] > 1 &&
                                                2 * ((recipe_conv_nhwc_k(&p.conv) + 31) / 32) <=
                                                    3 * ((p.conv.gk + 31) / 32));
@@ -3602,6 +3708,8 @@ int main(void)
         cmocka_unit_test(test_staged_not_covered),
         cmocka_unit_test(test_conv_plans),
         cmocka_unit_test(test_conv_index_math),
+        cmocka_unit_test(test_conv_variants_fit),
+        cmocka_unit_test(test_conv_wgmma_variants),
         cmocka_unit_test(test_conv_variants_generate),
         cmocka_unit_test(test_convt_index_math),
         cmocka_unit_test(test_convt_plans_generate),
