@@ -41,6 +41,10 @@
 //    of the epilogue: the output's shape (contiguous), one element, or one value per
 //    output channel (a bias of shape [COUT, 1, 1], [1, COUT, 1, 1], [COUT]...).
 //
+// On Hopper (CGR_WGMMA 1, with CGR_NHWC): the channels-last GEMM on warpgroup MMAs in
+// 3xFP16, x and the weight split into scaled fp16 halves first, a producer warpgroup
+// gathering 16-byte chunks into the swizzled stages (the section "Hopper" below).
+//
 // Transposed (CGR_TRANSPOSED 1: nn.ConvTranspose1d/2d/3d, groups 1): the same GEMM with
 //   A(m, k) = x[nb, c, id, ih, iw] where id*SD = od + PD - kd*DD (and so for h, w), 0 where
 //             that does not divide by the stride or falls outside the input
@@ -1040,6 +1044,16 @@ constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float)
 // accumulator in fp32 (tensor-core adds truncate: recipes/tf32_mma.cuh). The epilogue
 // unscales (exact: powers of two) and writes y[(nb COUT + co) P + pixel] through finish().
 // Shared memory a stage: (BM + BN) x 64 halves, twice: 64 KB at 128 x 128.
+#ifndef CGR_CONV_XSCALE
+#define CGR_CONV_XSCALE 2  // x's scale: 2, 1 unless its largest |x| (found by the split) is outside
+#endif                     //   [2^-4, 2^15), then split again with its own; 1, its own, from a pass over x
+                           //   first (lab round 55's v0); 0 (lab form), 1 (past fp16's range: not finite)
+#ifndef CGR_CONV_EPI_SMEM
+#define CGR_CONV_EPI_SMEM 0  // 1 (lab form): the epilogue through shared memory, a column's 64 rows written
+#endif                       //   as 16-byte stores (256 contiguous bytes of one channel's plane)
+#ifndef CGR_CONV_PERSIST
+#define CGR_CONV_PERSIST 1 // 1: CTAs stay and walk the tiles (the producer loads a tile's first stages
+#endif                     //   during the consumers' epilogue of the one before; lab round 55: 0-13% faster)
 namespace wg {
 constexpr int kConsumers = kBM / 64;
 constexpr int kThreadsWg = 128 * (kConsumers + 1);
@@ -1048,6 +1062,7 @@ constexpr int kKP = (kKg + kBKH - 1) / kBKH * kBKH;         // the weight copy's
 constexpr int kKTiles = kKP / kBKH;
 constexpr int kTilesN = (kN + kBN - 1) / kBN;
 constexpr int kTilesM = (kM + kBM - 1) / kBM;
+constexpr bool kPromoteWg = CGR_PROMOTE != 0;
 static_assert(kBM == 64 || kBM == 128, "CGR_WGMMA: BM 64 or 128 (a consumer warpgroup a 64 rows)");
 static_assert(kBN % 16 == 0 && kBN >= 16 && kBN <= 256, "CGR_WGMMA: BN a multiple of 16, at most 256");
 static_assert(kStages >= 2, "stages");
@@ -1061,6 +1076,10 @@ using MmaOpH = decltype(GMMA::ss_op_selector<half_t, half_t, float, Shape<_64, I
 using TiledMmaH = decltype(make_tiled_mma(MmaOpH{}, Layout<Shape<Int<kConsumers>, _1, _1>>{}));
 
 constexpr int kTileA = kBM * kBKH, kTileB = kBN * kBKH;  // halves of one stage's tile
+// CGR_CONV_EPI_SMEM: a consumer's 64 rows x 16 columns at a time through shared memory, a
+// column's rows 68 floats apart (a warp's writes of its 8 rows x 4 column pairs: 32 banks)
+constexpr bool kEpiSmem = CGR_CONV_EPI_SMEM != 0;
+constexpr int kEpiCols = 16, kEpiLd = 68;
 struct Smem {
     alignas(1024) half_t a_big[kTileA * kStages];
     alignas(1024) half_t a_small[kTileA * kStages];
@@ -1068,6 +1087,7 @@ struct Smem {
     alignas(1024) half_t b_small[kTileB * kStages];
     uint64_t full[kStages];   // the producer's 128 threads' copies have landed
     uint64_t empty[kStages];  // the consumers' threads are done with the stage
+    alignas(16) float epi[kEpiSmem ? kConsumers : 1][kEpiSmem ? kEpiCols * kEpiLd : 1];  // CGR_CONV_EPI_SMEM
 };
 constexpr int kSmemBytesWg = int(sizeof(Smem)) + 1024;  // + aligning the base
 static_assert(kSmemBytesWg <= 227 * 1024, "CGR_WGMMA: shared memory, fewer stages");
@@ -1128,35 +1148,85 @@ __global__ void __launch_bounds__(256) amax_kernel(const float *__restrict__ x, 
         atomicMax(reinterpret_cast<unsigned *>(amax + blockIdx.y), __float_as_uint(m));
 }
 
-// x [NB][CIN][plane] -> xh, xl [NB][plane][CP] (channels past CIN zero): 64 channels x 32
-// pixels through shared memory, read along the pixels (128 bytes a warp), written a
-// 16-byte chunk (8 channels of one pixel) of each part a thread.
-__global__ void __launch_bounds__(256) split_x(const float *__restrict__ x, const float *amax, __half *xh, __half *xl)
+// x's scale from its largest |x|: CGR_CONV_XSCALE 1, f16_scale's; 2, 1 where that keeps x
+// well inside fp16's range (2^-4 <= amax < 2^15: no big part overflows, a small part is
+// subnormal only where x is below 2^-3, its error then at most 2^-25 absolute), else
+// f16_scale's; 0 (lab form), 1.
+__device__ __forceinline__ float x_scale(float amax)
 {
-    __shared__ float tile[64][33];
-    const int64_t pix0 = int64_t(blockIdx.x) * 32;
-    const int c0 = int(blockIdx.y) * 64, nb = int(blockIdx.z);
+    if (CGR_CONV_XSCALE == 0 || (CGR_CONV_XSCALE == 2 && amax >= 0.0625f && amax < 32768.f))
+        return 1.f;
+    return f16_scale(amax);
+}
+
+// Split tile (pixels 32 tile.x.., channels 64 tile.y.., image tile.z) of x [NB][CIN][plane]
+// into xh, xl [NB][plane][CP] (channels past CIN zero) with scale s: 64 channels x 32
+// pixels through shared memory, read along the pixels (128 bytes a warp), written a
+// 16-byte chunk (8 channels of one pixel) of each part a thread. Returns the tile's largest
+// |x| (in every thread; NaN dropped, kept by the product).
+__device__ __forceinline__ float split_x_tile(const float *__restrict__ x, dim3 tile, float s, __half *xh, __half *xl)
+{
+    __shared__ float sx[64][33];
+    __shared__ float red[8];
+    const int64_t pix0 = int64_t(tile.x) * 32;
+    const int c0 = int(tile.y) * 64, nb = int(tile.z);
     const int tx = int(threadIdx.x) % 32, ty = int(threadIdx.x) / 32;
+    float m = 0.f;
     CUTE_UNROLL
     for (int r = 0; r < 8; ++r) {
         const int c = c0 + ty + 8 * r;
         const int64_t pix = pix0 + tx;
-        tile[ty + 8 * r][tx] = c < kCin && pix < kPlane64 ? __ldg(x + x_index(nb, c, pix)) : 0.f;
+        const float v = c < kCin && pix < kPlane64 ? __ldg(x + x_index(nb, c, pix)) : 0.f;
+        sx[ty + 8 * r][tx] = v;
+        m = fmaxf(m, fabsf(v));
     }
+    for (int o = 16; o > 0; o /= 2)
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, o));
+    if (tx == 0)
+        red[ty] = m;
     __syncthreads();
-    const float s = f16_scale(amax[0]);
+    for (int w = 0; w < 8; ++w)
+        m = fmaxf(m, red[w]);
     const int q = int(threadIdx.x) / 8, j = int(threadIdx.x) % 8;
     const int64_t pix = pix0 + q;
     const int c = c0 + 8 * j;
-    if (pix >= kPlane64 || c >= kCp)
+    if (pix < kPlane64 && c < kCp) {
+        alignas(16) __half big[8], small[8];
+        CUTE_UNROLL
+        for (int e = 0; e < 8; ++e)
+            split_half(sx[8 * j + e][q], s, big[e], small[e]);
+        const int64_t o = xs_index(nb, pix, c);
+        *reinterpret_cast<uint4 *>(xh + o) = *reinterpret_cast<const uint4 *>(big);
+        *reinterpret_cast<uint4 *>(xl + o) = *reinterpret_cast<const uint4 *>(small);
+    }
+    __syncthreads();  // sx and red are read before the CTA's next tile writes them
+    return m;
+}
+
+// The split of x, a CTA a tile (blockIdx). CGR_CONV_XSCALE 1: with x_scale(amax[0]), its
+// largest |x| found before (amax_kernel). 2: with scale 1, finding the largest |x| on the way
+// (into amax[0]; an atomic only where a CTA's is larger than what is there already);
+// resplit_x then splits x again only where that is outside x_scale's band.
+__global__ void __launch_bounds__(256) split_x(const float *__restrict__ x, float *amax, __half *xh, __half *xl)
+{
+    const float s = CGR_CONV_XSCALE == 2 ? 1.f : x_scale(amax[0]);
+    const float m = split_x_tile(x, blockIdx, s, xh, xl);
+    if (CGR_CONV_XSCALE == 2 && threadIdx.x == 0 && m > *reinterpret_cast<volatile float *>(amax))
+        atomicMax(reinterpret_cast<unsigned *>(amax), __float_as_uint(m));
+}
+
+// CGR_CONV_XSCALE 2: x split again with its own scale, grid-stride over split_x's tiles,
+// where the largest |x| is outside x_scale's band (rare: each CTA reads one word and leaves).
+__global__ void __launch_bounds__(256) resplit_x(const float *__restrict__ x, const float *amax, __half *xh, __half *xl,
+                                                 dim3 tiles)
+{
+    const float s = x_scale(amax[0]);
+    if (s == 1.f)
         return;
-    alignas(16) __half big[8], small[8];
-    CUTE_UNROLL
-    for (int e = 0; e < 8; ++e)
-        split_half(tile[8 * j + e][q], s, big[e], small[e]);
-    const int64_t o = xs_index(nb, pix, c);
-    *reinterpret_cast<uint4 *>(xh + o) = *reinterpret_cast<const uint4 *>(big);
-    *reinterpret_cast<uint4 *>(xl + o) = *reinterpret_cast<const uint4 *>(small);
+    const int64_t n = int64_t(tiles.x) * tiles.y * tiles.z;
+    for (int64_t u = blockIdx.x; u < n; u += gridDim.x)
+        split_x_tile(x, dim3(unsigned(u % tiles.x), unsigned(u / tiles.x % tiles.y), unsigned(u / tiles.x / tiles.y)), s,
+                     xh, xl);
 }
 
 // The weight -> wh, wl [COUT][KP] (nhwc_w_src; zeros past CIN and K): a 16-byte chunk of
@@ -1186,7 +1256,7 @@ __device__ __forceinline__ void copy16(half_t *dst, const __half *src, bool vali
 }
 
 // The producer warpgroup's thread t (0..127): rows t / 8 + 16 i of A and B, chunk t % 8.
-__device__ __forceinline__ void produce(const Params &p, Smem &s, int tm, int tn, int t)
+__device__ __forceinline__ void produce(const Params &p, Smem &s, int tm, int tn, int t, int base)
 {
     constexpr int kRA = kBM / 16, kRB = kBN / 16;
     const int j = t % 8, r0 = t / 8;
@@ -1195,9 +1265,10 @@ __device__ __forceinline__ void produce(const Params &p, Smem &s, int tm, int tn
     for (int i = 0; i < kRA; ++i)
         rows[i] = nhwc_row(tm * kBM + r0 + 16 * i);
     for (int kt = 0; kt < kKTiles; ++kt) {
-        const int stage = kt % kStages;
-        if (kt >= kStages)
-            Barrier::wait(&s.empty[stage], ((kt / kStages) - 1) & 1);
+        const int g = base + kt;  // k-tiles this CTA has loaded before (its stage and phase)
+        const int stage = g % kStages;
+        if (g >= kStages)
+            Barrier::wait(&s.empty[stage], ((g / kStages) - 1) & 1);
         const int k = kt * kBKH + 8 * j;
         const NhwcTap tap = nhwc_tap(k);
         half_t *ab = s.a_big + stage * kTileA, *as = s.a_small + stage * kTileA;
@@ -1223,8 +1294,45 @@ __device__ __forceinline__ void produce(const Params &p, Smem &s, int tm, int tn
     }
 }
 
+// CGR_CONV_EPI_SMEM: consumer warpgroup thread t's accumulators (rows r0 .. r0 + 63 of
+// one image, below M) written through buf 16 columns at a time: each value to
+// buf[column][row], a named barrier for the warpgroup, then a channel's 64 rows as 16 float4
+// stores (16 threads, 256 contiguous bytes of its plane), finish() applied there.
+template <class Acc, class Coord>
+__device__ __forceinline__ void store_staged(const Params &p, const Acc &acc, const Coord &tCcC, float *buf, int r0,
+                                             int tn, int t, float u)
+{
+    const int wgbar = int(threadIdx.x) / 128;  // named barrier 1, 2: the consumer warpgroups (0: __syncthreads)
+    const int nb = r0 / kP, pix0 = r0 - nb * kP;
+    CUTE_UNROLL
+    for (int c0 = 0; c0 < kBN; c0 += kEpiCols) {
+        CUTE_UNROLL
+        for (int i = 0; i < size(acc); ++i) {
+            const int cl = get<1>(tCcC(i)) - tn * kBN - c0;
+            if (cl >= 0 && cl < kEpiCols)
+                buf[cl * kEpiLd + (get<0>(tCcC(i)) - r0)] = acc(i) * u;
+        }
+        asm volatile("bar.sync %0, 128;\n" ::"r"(wgbar));
+        CUTE_UNROLL
+        for (int e = t; e < kEpiCols * 16; e += 128) {
+            const int cl = e / 16, q = e % 16, co = tn * kBN + c0 + cl;
+            if (co < kN) {
+                const float4 v = *reinterpret_cast<const float4 *>(buf + cl * kEpiLd + 4 * q);
+                const int64_t idx = (int64_t(nb) * kCout + co) * kP + pix0 + 4 * q;
+                float4 o;
+                o.x = finish(p, v.x, idx, co);
+                o.y = finish(p, v.y, idx + 1, co);
+                o.z = finish(p, v.z, idx + 2, co);
+                o.w = finish(p, v.w, idx + 3, co);
+                *reinterpret_cast<float4 *>(p.out + idx) = o;
+            }
+        }
+        asm volatile("bar.sync %0, 128;\n" ::"r"(wgbar));  // buf read before the next columns' writes
+    }
+}
+
 // Consumer thread t (0 .. 128 BM/64 - 1): the k-tiles' WGMMAs, then the epilogue.
-__device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn, int t)
+__device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn, int t, int base)
 {
     TiledMmaH mma;
     auto thr = mma.get_slice(t);
@@ -1241,33 +1349,48 @@ __device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn
     Tensor gcC = local_tile(cC, Shape<Int<kBM>, Int<kBN>>{}, make_coord(tm, tn));  // (BM,BN) -> (m,co)
     Tensor tCcC = thr.partition_C(gcC);
     Tensor acc = thr.partition_fragment_C(gcC);
+    // CGR_PROMOTE != 0: each k-tile's products into a zero-started partial, added to the
+    // accumulator in fp32; 0 (K up to 2048, src/recipe_gemm.c recipe_tf32_promote): chained
+    // into the accumulator (64 registers fewer at 128 columns)
     auto part = make_fragment_like(acc);
+    auto &target = *(kPromoteWg ? &part : &acc);
     clear(acc);
     for (int kt = 0; kt < kKTiles; ++kt) {
-        const int stage = kt % kStages;
-        Barrier::wait(&s.full[stage], (kt / kStages) & 1);
-        mma.accumulate_ = GMMA::ScaleOut::Zero;
-        warpgroup_fence_operand(part);
+        const int g = base + kt, stage = g % kStages;
+        Barrier::wait(&s.full[stage], (g / kStages) & 1);
+        if (kPromoteWg || kt == 0)
+            mma.accumulate_ = GMMA::ScaleOut::Zero;
+        warpgroup_fence_operand(target);
         warpgroup_arrive();
         CUTE_UNROLL
         for (int kb = 0; kb < int(size<2>(rAb)); ++kb) {
-            gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), part);
+            gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), target);
             mma.accumulate_ = GMMA::ScaleOut::One;
-            gemm(mma, rAb(_, _, kb, stage), rBs(_, _, kb, stage), part);
-            gemm(mma, rAb(_, _, kb, stage), rBb(_, _, kb, stage), part);
+            gemm(mma, rAb(_, _, kb, stage), rBs(_, _, kb, stage), target);
+            gemm(mma, rAb(_, _, kb, stage), rBb(_, _, kb, stage), target);
         }
         warpgroup_commit_batch();
         warpgroup_wait<0>();
-        warpgroup_fence_operand(part);
+        warpgroup_fence_operand(target);
         Barrier::arrive(&s.empty[stage]);
-        CUTE_UNROLL
-        for (int i = 0; i < size(acc); ++i)
-            acc(i) += part(i);
+        if constexpr (kPromoteWg) {
+            CUTE_UNROLL
+            for (int i = 0; i < size(acc); ++i)
+                acc(i) += part(i);
+        }
     }
     // the scales undone (powers of two: exact), then y[(nb*COUT + co)*P + pixel]; a thread
     // holds two rows (m16 of its warp, 8 apart), split into (image, pixel) once each
-    const float u = (1.f / f16_scale(p.amax[0])) * (1.f / f16_scale(p.amax[1]));
+    const float u = (1.f / x_scale(p.amax[0])) * (1.f / f16_scale(p.amax[1]));
     static_assert(decltype(size<1>(acc))::value == 1, "a consumer's accumulators: its own 64 rows");
+    if constexpr (kEpiSmem) {
+        // the consumer's 64 rows all of one image and below M, and 16-byte aligned in y
+        const int r0 = tm * kBM + (t / 128) * 64;
+        if (kP % 4 == 0 && r0 + 64 <= kM && r0 / kP == (r0 + 63) / kP) {
+            store_staged(p, acc, tCcC, s.epi[t / 128], r0, tn, t % 128, u);
+            return;
+        }
+    }
     const int m0 = get<0>(tCcC(0));
     RowPix rp0, rp1;
     const bool ok0 = row_pixel(m0, rp0), ok1 = row_pixel(m0 + 8, rp1);
@@ -1283,12 +1406,10 @@ __device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn
     }
 }
 
-__global__ void __launch_bounds__(kThreadsWg, 1) conv_wgmma_kernel(const Params p)
+__global__ void __launch_bounds__(kThreadsWg, CGR_MINB) conv_wgmma_kernel(const Params p)
 {
     extern __shared__ char smem_raw[];
     Smem &s = *reinterpret_cast<Smem *>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-    // the output-channel tiles of one pixel tile next to each other (they gather the same x)
-    const int tm = int(blockIdx.x) / kTilesN, tn = int(blockIdx.x) % kTilesN;
     if (threadIdx.x == 0) {
         for (int i = 0; i < kStages; ++i) {
             Barrier::init(&s.full[i], 128);
@@ -1297,10 +1418,16 @@ __global__ void __launch_bounds__(kThreadsWg, 1) conv_wgmma_kernel(const Params 
         cutlass::arch::fence_barrier_init();
     }
     __syncthreads();
-    if (threadIdx.x < 128)
-        produce(p, s, tm, tn, int(threadIdx.x));
-    else
-        consume(p, s, tm, tn, int(threadIdx.x) - 128);
+    // the output-channel tiles of one pixel tile next to each other (they gather the same x);
+    // CGR_CONV_PERSIST: a CTA's tiles gridDim.x apart, its stages' phases running on
+    for (int tile = int(blockIdx.x), base = 0; tile < kTilesM * kTilesN;
+         tile += CGR_CONV_PERSIST ? int(gridDim.x) : kTilesM * kTilesN, base += kKTiles) {
+        const int tm = tile / kTilesN, tn = tile % kTilesN;
+        if (threadIdx.x < 128)
+            produce(p, s, tm, tn, int(threadIdx.x), base);
+        else
+            consume(p, s, tm, tn, int(threadIdx.x) - 128, base);
+    }
 }
 
 // The split copies, then the product (cg_forward's part on Hopper).
@@ -1312,20 +1439,33 @@ inline int launch(Params &p, void *workspace, cudaStream_t stream)
     if (cudaMemsetAsync(amax, 0, 2 * sizeof(float), stream) != cudaSuccess)
         return CG_LAUNCH_FAILED;
     // at most 8 CTAs of 256 an SM of the largest Hopper (132 SMs), grid-stride
-    const int64_t nx = int64_t(kNb) * kImage, nw = int64_t(kCout) * kCin * kTaps;
+    const int64_t nx = CGR_CONV_XSCALE == 1 ? int64_t(kNb) * kImage : 0, nw = int64_t(kCout) * kCin * kTaps;
     const int64_t want = (nx / 4 + 255) / 256;
     amax_kernel<<<dim3(unsigned(want < 132 * 8 ? (want > 0 ? want : 1) : 132 * 8), 2), 256, 0, stream>>>(
         p.in[CGR_X], nx, p.in[CGR_W], nw, amax);
     static_assert((kPlane64 + 31) / 32 < (int64_t(1) << 31) && kNb < 65536, "split_x's grid");
-    split_x<<<dim3(unsigned((kPlane64 + 31) / 32), unsigned((kCp + 63) / 64), unsigned(kNb)), 256, 0, stream>>>(
-        p.in[CGR_X], amax, xh, xl);
+    const dim3 xtiles(unsigned((kPlane64 + 31) / 32), unsigned((kCp + 63) / 64), unsigned(kNb));
+    split_x<<<xtiles, 256, 0, stream>>>(p.in[CGR_X], amax, xh, xl);
+    if (CGR_CONV_XSCALE == 2)
+        resplit_x<<<132 * 4, 256, 0, stream>>>(p.in[CGR_X], amax, xh, xl, xtiles);
     split_w<<<unsigned((int64_t(kN) * kKP / 8 + 255) / 256), 256, 0, stream>>>(p.in[CGR_W], amax, wh, wl);
     p.xh = xh, p.xl = xl, p.wh = wh, p.wl = wl, p.amax = amax;
     if (cudaFuncSetAttribute(conv_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytesWg) !=
         cudaSuccess)
         return CG_LAUNCH_FAILED;
     static_assert(int64_t(kTilesM) * kTilesN < (int64_t(1) << 31), "grid limits");
-    conv_wgmma_kernel<<<unsigned(kTilesM * kTilesN), kThreadsWg, kSmemBytesWg, stream>>>(p);
+    int grid = kTilesM * kTilesN;
+    if (CGR_CONV_PERSIST) {  // as many CTAs as stay on the GPU at once
+        int dev = 0, sms = 0, per_sm = 0;
+        if (cudaGetDevice(&dev) != cudaSuccess ||
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess ||
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, conv_wgmma_kernel, kThreadsWg, kSmemBytesWg) !=
+                cudaSuccess)
+            return CG_LAUNCH_FAILED;
+        if (int64_t(sms) * (per_sm > 0 ? per_sm : 1) < grid)
+            grid = sms * (per_sm > 0 ? per_sm : 1);
+    }
+    conv_wgmma_kernel<<<unsigned(grid), kThreadsWg, kSmemBytesWg, stream>>>(p);
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
 }
 

@@ -47,7 +47,7 @@ for spec in "$SRC"/tests/data/recipe/*.json; do
   case $name in small_*) continue ;; esac   # tiny fixtures for the CPU checks: same kernels
   # norm and transposed-conv fixtures whose kernels repeat another's code path: only with
   # CUTEGEN_RECIPE_VARIANTS=all
-  case " batchnorm1d broadcast_back mean_center normalize_fn standardize_std groupnorm_relu instancenorm_affine l1norm convt_1d_stride_opad convt_l1_81_stride5 sdpa_scale_kw convt_l1_72_grouped " in
+  case " batchnorm1d broadcast_back mean_center normalize_fn standardize_std groupnorm_relu instancenorm_affine l1norm convt_1d_stride_opad convt_l1_64_1d convt_l1_81_stride5 sdpa_scale_kw convt_l1_72_grouped " in
     *" $name "*) [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && continue ;;
   esac
   "$CUTEGEN" recipe --spec "$spec" --list >"$TMP/plan" 2>&1
@@ -187,7 +187,17 @@ extra conv2d_3xf16 conv2d_relu_biasadd 'conv tile' 's/^#define CGR_PREC 0$/#defi
 # 2xFP16 (CGR_PREC 3: B split, A rounded; lab round 51) in the convolution and the GEMM
 extra conv2d_2xf16 conv2d_relu_biasadd 'conv channels-last.*3xf16' 's/^#define CGR_PREC 2$/#define CGR_PREC 3/'
 extra matmul_2xf16 matmul 'gemm 3xf16 tile=128x128x32' 's/^#define CGR_PREC 2$/#define CGR_PREC 3/'
-# the convolution's variant 0 is channels-last (CGR_NHWC); its NCHW gather (variant 1)
+# the convolution on Hopper's warpgroup MMAs (variant 0 of conv2d_relu_biasadd and of the
+# stride-1 transposed convt_l1_57_2d on an H200) in its lab forms (bench/labs/2026-12-06-round5[56].sh):
+# a CTA a tile with x's largest |x| from a pass first (round 55's v0), x split with scale 1,
+# the epilogue through shared memory, 64-row tiles at 2 stages and 2 CTAs an SM; and with
+# a partial a k-tile (CGR_PROMOTE 1: K past 2048)
+extra conv2d_wgmma_tile_amax conv2d_relu_biasadd 'conv wgmma' "CGR_CONV_PERSIST 0" "CGR_CONV_XSCALE 1"
+extra conv2d_wgmma_xscale0_epi conv2d_relu_biasadd 'conv wgmma' "CGR_CONV_XSCALE 0" "CGR_CONV_EPI_SMEM 1"
+extra conv2d_wgmma_bm64_promote conv2d_relu_biasadd 'conv wgmma' 's/^#define CGR_BM 128$/#define CGR_BM 64/' \
+  's/^#define CGR_WM 2$/#define CGR_WM 1/' 's/^#define CGR_STAGES 3$/#define CGR_STAGES 2/' \
+  's/^#define CGR_MINB 1$/#define CGR_MINB 2/' 's/^#define CGR_PROMOTE 0$/#define CGR_PROMOTE 1/'
+# the convolution's mma.sync channels-last form (CGR_NHWC); its NCHW gather
 extra conv2d_nchw conv2d_relu_biasadd 'conv tile'
 # a stride-1 transposed convolution: its variant 0 is the flipped convolution channels-last
 # (CGR_FLIP); its transposed form (the division gather at stride 1) second
@@ -202,10 +212,13 @@ extra layernorm_persistent layernorm persistent
 # the tensor-core GEMM (mma.sync, cp.async, ldmatrix) for sm_80 too
 cp "$TMP/gen/matmul_tab.v0.cu" "$TMP/gen/matmul_tab.sm80.cu"
 echo "80 $TMP/gen/matmul_tab.sm80.cu -" >>"$jobs"
-# the convolution (recipes/conv_tc.cu, an implicit GEMM on the tensor cores) on sm_80 too
-if [ -f "$TMP/gen/conv2d_relu_biasadd.v0.cu" ]; then
-  cp "$TMP/gen/conv2d_relu_biasadd.v0.cu" "$TMP/gen/conv2d_relu_biasadd.sm80.cu"
+# the convolution (recipes/conv_tc.cu, an implicit GEMM on the tensor cores) on sm_80 too:
+# an A100's first variant (an H200's is the WGMMA one)
+if "$CUTEGEN" recipe --spec "$SRC/tests/data/recipe/conv2d_relu_biasadd.json" --gpu a100 \
+     --out "$TMP/gen/conv2d_relu_biasadd.sm80.cu" >/dev/null 2>"$TMP/err"; then
   echo "80 $TMP/gen/conv2d_relu_biasadd.sm80.cu -" >>"$jobs"
+else
+  echo "FAIL: generate conv2d_relu_biasadd for an A100"; cat "$TMP/err"; failures=$((failures + 1))
 fi
 # and the transposed convolution (CGR_TRANSPOSED: the division gather, the weight copy)
 cp "$TMP/gen/convt_l2_5_sub_tanh.v0.cu" "$TMP/gen/convt_l2_5_sub_tanh.sm80.cu"
