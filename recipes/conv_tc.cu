@@ -1051,9 +1051,9 @@ constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float)
 #ifndef CGR_CONV_EPI_SMEM
 #define CGR_CONV_EPI_SMEM 0  // 1 (lab form): the epilogue through shared memory, a column's 64 rows written
 #endif                       //   as 16-byte stores (256 contiguous bytes of one channel's plane)
-#ifndef CGR_CONV_PERSIST
-#define CGR_CONV_PERSIST 1 // 1: CTAs stay and walk the tiles (the producer loads a tile's first stages
-#endif                     //   during the consumers' epilogue of the one before; lab round 55: 0-13% faster)
+#ifndef CGR_CONV_PERSIST  // 1: CTAs stay and walk the tiles (the producer loads a tile's first stages
+#define CGR_CONV_PERSIST (CGR_PROMOTE == 0)  // during the epilogue of the one before; lab round 55: 0-13% faster
+#endif  // where K <= 2048; with a partial a k-tile the loop cost 22 registers and spills: #56 13% slower)
 namespace wg {
 constexpr int kConsumers = kBM / 64;
 constexpr int kThreadsWg = 128 * (kConsumers + 1);
@@ -1352,13 +1352,12 @@ __device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn
     // CGR_PROMOTE != 0: each k-tile's products into a zero-started partial, added to the
     // accumulator in fp32; 0 (K up to 2048, src/recipe_gemm.c recipe_tf32_promote): chained
     // into the accumulator (64 registers fewer at 128 columns)
-    auto part = make_fragment_like(acc);
-    auto &target = *(kPromoteWg ? &part : &acc);
     clear(acc);
-    for (int kt = 0; kt < kKTiles; ++kt) {
+    // k-tile kt's WGMMAs into target (zero-started: the partial, or the accumulator at kt 0)
+    auto ktile = [&](auto &target, int kt, bool zero) {
         const int g = base + kt, stage = g % kStages;
         Barrier::wait(&s.full[stage], (g / kStages) & 1);
-        if (kPromoteWg || kt == 0)
+        if (zero)
             mma.accumulate_ = GMMA::ScaleOut::Zero;
         warpgroup_fence_operand(target);
         warpgroup_arrive();
@@ -1373,11 +1372,18 @@ __device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn
         warpgroup_wait<0>();
         warpgroup_fence_operand(target);
         Barrier::arrive(&s.empty[stage]);
-        if constexpr (kPromoteWg) {
+    };
+    if constexpr (kPromoteWg) {
+        auto part = make_fragment_like(acc);
+        for (int kt = 0; kt < kKTiles; ++kt) {
+            ktile(part, kt, true);
             CUTE_UNROLL
             for (int i = 0; i < size(acc); ++i)
                 acc(i) += part(i);
         }
+    } else {
+        for (int kt = 0; kt < kKTiles; ++kt)
+            ktile(acc, kt, kt == 0);
     }
     // the scales undone (powers of two: exact), then y[(nb*COUT + co)*P + pixel]; a thread
     // holds two rows (m16 of its warp, 8 apart), split into (image, pixel) once each
@@ -1420,13 +1426,23 @@ __global__ void __launch_bounds__(kThreadsWg, CGR_MINB) conv_wgmma_kernel(const 
     __syncthreads();
     // the output-channel tiles of one pixel tile next to each other (they gather the same x);
     // CGR_CONV_PERSIST: a CTA's tiles gridDim.x apart, its stages' phases running on
-    for (int tile = int(blockIdx.x), base = 0; tile < kTilesM * kTilesN;
-         tile += CGR_CONV_PERSIST ? int(gridDim.x) : kTilesM * kTilesN, base += kKTiles) {
-        const int tm = tile / kTilesN, tn = tile % kTilesN;
+    // (each role its own loop; without CGR_CONV_PERSIST no loop: around the partial-sum form
+    // (CGR_PROMOTE != 0) a loop cost 22 registers and 60 bytes of spills, level 1 #56)
+    constexpr int kTiles = kTilesM * kTilesN, kStride = CGR_CONV_PERSIST ? 0 : kTiles;
+    const int stride = CGR_CONV_PERSIST ? int(gridDim.x) : kStride;
+    if constexpr (!CGR_CONV_PERSIST) {
+        (void)stride;
+        const int tile = int(blockIdx.x);
         if (threadIdx.x < 128)
-            produce(p, s, tm, tn, int(threadIdx.x), base);
+            produce(p, s, tile / kTilesN, tile % kTilesN, int(threadIdx.x), 0);
         else
-            consume(p, s, tm, tn, int(threadIdx.x) - 128, base);
+            consume(p, s, tile / kTilesN, tile % kTilesN, int(threadIdx.x) - 128, 0);
+    } else if (threadIdx.x < 128) {
+        for (int tile = int(blockIdx.x), base = 0; tile < kTiles; tile += stride, base += kKTiles)
+            produce(p, s, tile / kTilesN, tile % kTilesN, int(threadIdx.x), base);
+    } else {
+        for (int tile = int(blockIdx.x), base = 0; tile < kTiles; tile += stride, base += kKTiles)
+            consume(p, s, tile / kTilesN, tile % kTilesN, int(threadIdx.x) - 128, base);
     }
 }
 
