@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1866,6 +1867,53 @@ static void test_conv_variants_fit(void **state)
     }
 }
 
+/* Every covered fixture of tests/data/recipe/, every family: its variant list stays within
+ * the room it is given (1 to RECIPE_MAX_VARIANTS), on an H200 and on an A100, nothing
+ * written past it (test_conv_variants_fit's check, over all of them). */
+static void test_variants_fit_all(void **state)
+{
+    (void)state;
+    char *dir = xasprintf("%s/tests/data/recipe", cg_source_dir());
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    recipe_hw hw[2];
+    recipe_hw_default(&hw[0]);
+    hw[1] = hw[0];
+    hw[1].sm = 80;
+    int checked = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char *path = xasprintf("%s/%s", dir, e->d_name);
+        recipe_plan p;
+        strbuf why = STRBUF_INIT;
+        recipe_plan_init(&p);
+        if (recipe_recognise_file(path, &p, &why) == 0) {
+            for (int h = 0; h < 2; h++)
+                for (int max = 1; max <= RECIPE_MAX_VARIANTS; max++) {
+                    recipe_params v[RECIPE_MAX_VARIANTS + 4];
+                    memset(v, 0xab, sizeof v);
+                    int n = recipe_variants(&p, &hw[h], v, max);
+                    if (n > max)
+                        fail_msg("%s (sm_%d): %d variants with room for %d", e->d_name, hw[h].sm, n, max);
+                    const unsigned char *tail = (const unsigned char *)&v[max];
+                    for (size_t b = 0; b < (RECIPE_MAX_VARIANTS + 4 - (size_t)max) * sizeof v[0]; b++)
+                        if (tail[b] != 0xab)
+                            fail_msg("%s (sm_%d, room for %d): written past the list", e->d_name, hw[h].sm, max);
+                }
+            checked++;
+        }
+        recipe_plan_release(&p);
+        strbuf_release(&why);
+        free(path);
+    }
+    closedir(d);
+    free(dir);
+    assert_true(checked >= 150); /* the covered fixtures (226 files, most covered) */
+}
+
 /* Hopper's convolution (recipes/conv_tc.cu CGR_WGMMA): first on sm_90 where channels-last
  * takes the convolution and CIN rounded up to 8 is at most half again CIN (1 x 1 ones
  * too); never on sm_80, never with a reduction over the channels or 3 input channels. */
@@ -3709,6 +3757,7 @@ int main(void)
         cmocka_unit_test(test_conv_plans),
         cmocka_unit_test(test_conv_index_math),
         cmocka_unit_test(test_conv_variants_fit),
+        cmocka_unit_test(test_variants_fit_all),
         cmocka_unit_test(test_conv_wgmma_variants),
         cmocka_unit_test(test_conv_variants_generate),
         cmocka_unit_test(test_convt_index_math),
