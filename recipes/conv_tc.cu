@@ -1051,6 +1051,12 @@ constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float)
 #ifndef CGR_CONV_EPI_SMEM
 #define CGR_CONV_EPI_SMEM 0  // 1 (lab form): the epilogue through shared memory, a column's 64 rows written
 #endif                       //   as 16-byte stores (256 contiguous bytes of one channel's plane)
+#ifndef CGR_CONV_KSKIP
+#define CGR_CONV_KSKIP 0     // 1 (lab form): a k-tile's k16 blocks wholly past K not issued (K' = taps x CP
+#endif                       //   padded to 64: #63's 144 -> 192, a quarter of its WGMMAs on zeros)
+#ifndef CGR_CONV_GATHER_CA
+#define CGR_CONV_GATHER_CA 0 // 1 (lab form): the producer's cp.async through L1 (.ca) instead of L2 only (.cg)
+#endif
 #ifndef CGR_CONV_PERSIST  // 1: CTAs stay and walk the tiles (the producer loads a tile's first stages
 #define CGR_CONV_PERSIST (CGR_PROMOTE == 0)  // during the epilogue of the one before; lab round 55: 0-13% faster
 #endif  // where K <= 2048; with a partial a k-tile the loop cost 22 registers and spills: #56 13% slower)
@@ -1252,7 +1258,11 @@ __global__ void __launch_bounds__(256) split_w(const float *__restrict__ w, cons
 __device__ __forceinline__ void copy16(half_t *dst, const __half *src, bool valid)
 {
     const uint32_t d = cute::cast_smem_ptr_to_uint(dst);
+#if CGR_CONV_GATHER_CA  // through L1 (a tap's neighbours read the same pixels), as the mma.sync kernel's gather
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
+#else
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(valid ? 16 : 0));
+#endif
 }
 
 // The producer warpgroup's thread t (0..127): rows t / 8 + 16 i of A and B, chunk t % 8.
@@ -1363,6 +1373,8 @@ __device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn
         warpgroup_arrive();
         CUTE_UNROLL
         for (int kb = 0; kb < int(size<2>(rAb)); ++kb) {
+            if (CGR_CONV_KSKIP && kt * kBKH + kb * 16 >= kKg)
+                break;  // k-blocks past K: zeros (kb 0 never is)
             gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), target);
             mma.accumulate_ = GMMA::ScaleOut::One;
             gemm(mma, rAb(_, _, kb, stage), rBs(_, _, kb, stage), target);

@@ -189,11 +189,13 @@ extra conv2d_2xf16 conv2d_relu_biasadd 'conv channels-last.*3xf16' 's/^#define C
 extra matmul_2xf16 matmul 'gemm 3xf16 tile=128x128x32' 's/^#define CGR_PREC 2$/#define CGR_PREC 3/'
 # the convolution on Hopper's warpgroup MMAs (variant 0 of conv2d_relu_biasadd and of the
 # stride-1 transposed convt_l1_57_2d on an H200) in its lab forms (bench/labs/2026-12-06-round5[56].sh):
-# a CTA a tile with x's largest |x| from a pass first (round 55's v0), x split with scale 1,
-# the epilogue through shared memory, 64-row tiles at 2 stages and 2 CTAs an SM; and with
-# a partial a k-tile (CGR_PROMOTE 1: K past 2048)
+# a CTA a tile with x's largest |x| from a pass first (round 55's v0); x split with scale 1,
+# the epilogue through shared memory, the k-blocks past K skipped and the gather through L1
+# (round 57's); 64-row tiles at 2 stages and 2 CTAs an SM; and with a partial a k-tile
+# (CGR_PROMOTE 1: K past 2048)
 extra conv2d_wgmma_tile_amax conv2d_relu_biasadd 'conv wgmma' "CGR_CONV_PERSIST 0" "CGR_CONV_XSCALE 1"
-extra conv2d_wgmma_xscale0_epi conv2d_relu_biasadd 'conv wgmma' "CGR_CONV_XSCALE 0" "CGR_CONV_EPI_SMEM 1"
+extra conv2d_wgmma_xscale0_epi conv2d_relu_biasadd 'conv wgmma' "CGR_CONV_XSCALE 0" "CGR_CONV_EPI_SMEM 1" \
+  "CGR_CONV_KSKIP 1" "CGR_CONV_GATHER_CA 1"
 extra conv2d_wgmma_bm64_promote conv2d_relu_biasadd 'conv wgmma' 's/^#define CGR_BM 128$/#define CGR_BM 64/' \
   's/^#define CGR_WM 2$/#define CGR_WM 1/' 's/^#define CGR_STAGES 3$/#define CGR_STAGES 2/' \
   's/^#define CGR_MINB 1$/#define CGR_MINB 2/' 's/^#define CGR_PROMOTE 0$/#define CGR_PROMOTE 1/'
