@@ -1111,15 +1111,7 @@ constexpr size_t kWsBytes = kWsAmaxAt + 2 * sizeof(float);
 
 using Barrier = cutlass::arch::ClusterBarrier;
 
-// 3xFP16's scale of a tensor whose largest |v| is amax: 2^(14 - floor(log2 amax)), so that
-// amax s lies in [2^14, 2^15); 1 for 0, infinities and NaN (recipes/gemm_wgmma.cu's rule).
-__device__ __forceinline__ float f16_scale(float amax)
-{
-    if (!(amax > 0.f) || !isfinite(amax))
-        return 1.f;
-    const int e = 14 - ilogbf(amax);
-    return ldexpf(1.f, e < 126 ? e : 126);
-}
+// (a tensor's 3xFP16 scale, f16_scale: recipes/tf32_mma.cuh, as the GEMM's)
 
 // v s as (big, small) halves.
 __device__ __forceinline__ void split_half(float v, float s, __half &big, __half &small)

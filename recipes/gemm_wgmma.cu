@@ -665,17 +665,7 @@ __device__ __forceinline__ float block_max(float m, float *red)
     return m;
 }
 
-// 3xFP16's scale of an operand whose largest |x| is amax: 2^(14 - floor(log2 amax)), so that
-// amax s lies in [2^14, 2^15); 1 for 0, infinities and NaN (their products are not finite anyway).
-__device__ __forceinline__ float f16_scale(float amax)
-{
-    if (!(amax > 0.f) || !isfinite(amax))
-        return 1.f;
-    // at most 2^126: below 2^-112 (a tile of tiny or subnormal values) 2^(14 - ilogb)
-    // would be inf, and the tile's zeros NaN
-    const int e = 14 - ilogbf(amax);
-    return ldexpf(1.f, e < 126 ? e : 126);
-}
+// (3xFP16's scale of an operand, f16_scale: recipes/tf32_mma.cuh)
 
 constexpr int64_t kPresplitA = int64_t(kBatchA) * kTilesM * kBM * kKTiles * 8;  // threads
 constexpr int64_t kPresplitB = int64_t(kBatchB) * kTilesN * kBN * kKTiles * 8;

@@ -24,6 +24,19 @@
 #define CGR_PROMOTE 1
 #endif
 
+// 3xFP16's scale of an operand whose largest |x| is amax (the split-first WGMMA GEMM and
+// convolution: gemm_wgmma.cu, conv_tc.cu CGR_WGMMA): 2^(14 - floor(log2 amax)), so that amax s
+// lies in [2^14, 2^15); 1 for 0, infinities and NaN (their products are not finite anyway).
+CUTE_HOST_DEVICE float f16_scale(float amax)
+{
+    if (!(amax > 0.f) || !isfinite(amax))
+        return 1.f;
+    // at most 2^126: below 2^-112 (a tile of tiny or subnormal values) 2^(14 - ilogb)
+    // would be inf, and the tile's zeros NaN
+    const int e = 14 - ilogbf(amax);
+    return ldexpf(1.f, e < 126 ? e : 126);
+}
+
 // Whether the fp32 value with these bits is finite (its exponent is not all ones).
 CUTE_HOST_DEVICE bool finite_bits(uint32_t u)
 {
