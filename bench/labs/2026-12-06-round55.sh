@@ -15,24 +15,21 @@
 # differ from v0's in the last bits); xscale0 5-8% faster on #55/#63/#87 (x read once fewer,
 # more where x is large against the product: #87's 1 x 1); persist 5-12% faster; bm64 within
 # +-10% of v0 (two CTAs hide the epilogue, but each k-tile's WGMMAs are half as wide).
+# Each form names its CGR_CONV_PERSIST and CGR_CONV_XSCALE (the defaults changed after this
+# round), so that it builds what it built on 12-06.
 # OUT default .deps/lab55.   LABS=.deps/lab55 bench/gpu_session.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab55}
-S=${SPECS:-.deps/specs/specs}
-. bench/labs/lib.sh  # b, def, p, listed
+. bench/labs/lib.sh  # b, def, p, listed, lab_task
 for t in level1/55 level1/63 level1/87 level1/67 level1/57; do
-  spec=$(ls "$S"/${t%%/*}/${t##*/}_*.json 2>/dev/null | head -1)
-  [ -n "$spec" ] || { echo "round55: no spec for $t in $S"; continue; }
-  d=${t#level}; d=c${d/\//-}  # level1/55 -> c1-55
-  w=$(listed "$spec" "conv wgmma")
-  [ -n "$w" ] || { echo "round55: $t has no WGMMA variant"; continue; }
-  p "$d" "$t" "$spec" "$w" v0
-  p "$d" "$t" "$spec" "$w" persist "CGR_CONV_PERSIST 1"
-  p "$d" "$t" "$spec" "$w" xscale0 "CGR_CONV_XSCALE 0"
+  lab_task "$t" c "conv wgmma" || continue
+  p "$d" "$t" "$spec" "$w" v0 "CGR_CONV_PERSIST 0" "CGR_CONV_XSCALE 1"
+  p "$d" "$t" "$spec" "$w" persist "CGR_CONV_PERSIST 1" "CGR_CONV_XSCALE 1"
+  p "$d" "$t" "$spec" "$w" xscale0 "CGR_CONV_PERSIST 0" "CGR_CONV_XSCALE 0"
   p "$d" "$t" "$spec" "$w" persist-xscale0 "CGR_CONV_PERSIST 1" "CGR_CONV_XSCALE 0"
   bm64=("$(def BM 64)" "$(def WM 1)" "$(def STAGES 2)" "$(def MINB 2)")
-  p "$d" "$t" "$spec" "$w" bm64 "${bm64[@]}"
-  p "$d" "$t" "$spec" "$w" bm64-persist "${bm64[@]}" "CGR_CONV_PERSIST 1"
+  p "$d" "$t" "$spec" "$w" bm64 "${bm64[@]}" "CGR_CONV_PERSIST 0" "CGR_CONV_XSCALE 1"
+  p "$d" "$t" "$spec" "$w" bm64-persist "${bm64[@]}" "CGR_CONV_PERSIST 1" "CGR_CONV_XSCALE 1"
 done
 wait

@@ -14,14 +14,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab56}
-S=${SPECS:-.deps/specs/specs}
-. bench/labs/lib.sh  # b, def, p, listed
+. bench/labs/lib.sh  # b, def, p, listed, lab_task
 for t in level1/63 level1/55 level1/67; do
-  spec=$(ls "$S"/${t%%/*}/${t##*/}_*.json 2>/dev/null | head -1)
-  [ -n "$spec" ] || { echo "round56: no spec for $t in $S"; continue; }
-  d=${t#level}; d=c${d/\//-}
-  w=$(listed "$spec" "conv wgmma")
-  [ -n "$w" ] || { echo "round56: $t has no WGMMA variant"; continue; }
+  lab_task "$t" c "conv wgmma" || continue
   p "$d" "$t" "$spec" "$w" v0
   p "$d" "$t" "$spec" "$w" epi "CGR_CONV_EPI_SMEM 1"
   p "$d" "$t" "$spec" "$w" xscale1 "CGR_CONV_XSCALE 1"

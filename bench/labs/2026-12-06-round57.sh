@@ -15,14 +15,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab57}
-S=${SPECS:-.deps/specs/specs}
-. bench/labs/lib.sh  # b, def, p, listed
+. bench/labs/lib.sh  # b, def, p, listed, lab_task
 for t in level1/63 level1/67 level1/56 level1/55; do
-  spec=$(ls "$S"/${t%%/*}/${t##*/}_*.json 2>/dev/null | head -1)
-  [ -n "$spec" ] || { echo "round57: no spec for $t in $S"; continue; }
-  d=${t#level}; d=c${d/\//-}
-  w=$(listed "$spec" "conv wgmma")
-  [ -n "$w" ] || { echo "round57: $t has no WGMMA variant"; continue; }
+  lab_task "$t" c "conv wgmma" || continue
   p "$d" "$t" "$spec" "$w" v0
   p "$d" "$t" "$spec" "$w" kskip "CGR_CONV_KSKIP 1"
   p "$d" "$t" "$spec" "$w" ca "CGR_CONV_GATHER_CA 1"

@@ -24,3 +24,14 @@ p() {
 #   k DIR TASK SRC NAME [DEFINE...]: b for the lab kernel SRC (bench/labs/kernels/), each
 #     DEFINE ("LAB_THREADS 256") put in front of it
 k() { b "$1" "$2" "$3" 0 "$4" "${@:5}"; }
+#   lab_task TASK PREFIX PATTERN: sets spec (TASK's spec in SPECS, "level1/63"), d (its build
+#     folder, PREFIX1-63) and w (its first variant whose --list line matches PATTERN); says
+#     which is missing and returns 1 (the caller's `|| continue`)
+lab_task() {
+  local t=$1 specs=${SPECS:-.deps/specs/specs}
+  spec=$(ls "$specs"/${t%%/*}/${t##*/}_*.json 2>/dev/null | head -1)
+  [ -n "$spec" ] || { echo "lab: no spec for $t in $specs"; return 1; }
+  d=${t#level}; d=$2${d/\//-}
+  w=$(listed "$spec" "$3")
+  [ -n "$w" ] || { echo "lab: $t lists no variant matching '$3'"; return 1; }
+}
