@@ -207,10 +207,12 @@ static_assert(kBN % kWarps == 0, "BN must be a multiple of the warps");
 // workspace; the GEMM's k is t*CP + c (t the tap) on both sides, so its sum is the NCHW
 // sum in another order, the padded channels adding zeros.
 constexpr bool kNhwc = CGR_NHWC;
-static_assert(!kNhwc || !CGR_TRANSPOSED, "channels-last: convolutions only, not transposed");
+static_assert(!kNhwc || !CGR_TRANSPOSED || (CGR_WGMMA && CGR_PHASES),
+              "channels-last: convolutions only, not transposed (but Hopper's, in sub-pixel phases)");
 static_assert(!CGR_FLIP || kNhwc, "CGR_FLIP: the channels-last form only");
-static_assert(!CGR_WGMMA || (kNhwc && kG == 1 && !CGR_TRANSPOSED && CGR_CHANRED == 0),
-              "CGR_WGMMA: channels-last, ungrouped, no channel reduction (a stride-1 transposed one flipped)");
+static_assert(!CGR_WGMMA || (kNhwc && kG == 1 && (!CGR_TRANSPOSED || CGR_PHASES) && CGR_CHANRED == 0),
+              "CGR_WGMMA: channels-last, ungrouped, no channel reduction (a stride-1 transposed one flipped, a "
+              "strided one in sub-pixel phases)");
 constexpr int kCpAlign = CGR_WGMMA ? 8 : 4;  // channels a 16-byte chunk: 8 halves, or 4 floats
 constexpr int kCp = (kCin + kCpAlign - 1) / kCpAlign * kCpAlign;  // channels, padded
 constexpr int64_t kKg64 = kNhwc ? int64_t(kTaps) * kCp : kK64;   // the GEMM's K
@@ -406,10 +408,10 @@ __device__ __forceinline__ float cr_final(CStat x)
 struct PhaseTaps {
     int td, th, tw, t, k;
 };
-CUTE_HOST_DEVICE PhaseTaps phase_taps(int phase)
+CUTE_HOST_DEVICE constexpr PhaseTaps phase_taps(int phase)
 {
     const int rd = phase / (kSH * kSW), rh = (phase / kSW) % kSH, rw = phase % kSW;
-    PhaseTaps pt;
+    PhaseTaps pt{};
     pt.td = ph_taps(rd, kKD, kSD);
     pt.th = ph_taps(rh, kKH, kSH);
     pt.tw = ph_taps(rw, kKW, kSW);
@@ -490,6 +492,20 @@ struct NhwcRow {
 CUTE_HOST_DEVICE NhwcRow nhwc_row(int m)
 {
     NhwcRow r;
+    if constexpr (kPhases) {
+        // sub-pixel phases (Hopper's): the row's input corner Q (row_pixel); its taps step
+        // back from it (nhwc_phase_tap)
+        RowPix rp;
+        if (!row_pixel(m, rp)) {
+            r.d0 = r.w0 = 0;
+            r.h0 = -(1 << 28);  // every tap out of bounds
+            r.base = 0;
+            return r;
+        }
+        r.d0 = rp.qd, r.h0 = rp.qh, r.w0 = rp.qw;
+        r.base = ((int64_t(rp.nb) * kID + r.d0) * kIH + r.h0) * kIW * kCp + int64_t(r.w0) * kCp;
+        return r;
+    }
     const int nb = m / kP;
     const int pix = m - nb * kP;
     const int od = pix / (kOH * kOW);
@@ -541,6 +557,53 @@ CUTE_HOST_DEVICE int64_t nhwc_w_src(int co, int k)
     if (c >= kCin)
         return -1;
     return CGR_FLIP ? (int64_t(c) * kCout + co) * kTaps + (kTaps - 1 - t) : (int64_t(co) * kCin + c) * kTaps + t;
+}
+
+// Sub-pixel phases channels-last (Hopper's, CGR_WGMMA with CGR_PHASES): phase r's GEMM
+// column k = j CP + c, j its tap in phase_taps' box (jd, jh, jw), c the channel; K_r = taps
+// x CP. Its weight is a block [COUT][KP_r] of the copy, KP_r = K_r rounded up to the WGMMA
+// k-tile of kWgBK halves (zeros past K_r), the phases' blocks one after the other.
+constexpr int kWgBK = 64;
+CUTE_HOST_DEVICE constexpr int nhwc_phase_k(int phase) { return phase_taps(phase).t * kCp; }
+CUTE_HOST_DEVICE constexpr int nhwc_phase_kp(int phase) { return (nhwc_phase_k(phase) + kWgBK - 1) / kWgBK * kWgBK; }
+CUTE_HOST_DEVICE constexpr int64_t nhwc_phase_woff(int phase)
+{
+    int64_t off = 0;
+    for (int r = 0; r < phase; ++r)
+        off += int64_t(kCout) * nhwc_phase_kp(r);
+    return off;
+}
+
+// Column k of phase pt: the tap's steps back from the row's corner Q (i = Q - j step), and
+// its offset in xs from the corner; past K_r, a tap no row reaches.
+CUTE_HOST_DEVICE NhwcTap nhwc_phase_tap(const PhaseTaps &pt, int k)
+{
+    NhwcTap t;
+    const int j = k / kCp, c = k - j * kCp;
+    const int jd = j / (pt.th * pt.tw), j2 = j - jd * (pt.th * pt.tw);
+    const int jh = j2 / pt.tw, jw = j2 - jh * pt.tw;
+    t.dd = -jd * kStepD;
+    t.dh = -jh * kStepH;
+    t.dw = -jw * kStepW;
+    t.koff = ((t.dd * kIH + t.dh) * kIW + t.dw) * kCp + c;
+    if (k >= pt.t * kCp)
+        t.dh = -(1 << 29);  // past the phase's K
+    return t;
+}
+
+// Element (co, k) of phase `phase`'s weight block: the weight [CIN][COUT][taps] element at
+// tap kk = r + S j a dim, -1 for a padded channel or past K_r.
+CUTE_HOST_DEVICE int64_t nhwc_phase_w_src(int phase, int co, int k)
+{
+    const PhaseTaps pt = phase_taps(phase);
+    const int j = k / kCp, c = k - j * kCp;
+    if (c >= kCin || j >= pt.t)
+        return -1;
+    const int jd = j / (pt.th * pt.tw), j2 = j - jd * (pt.th * pt.tw);
+    const int jh = j2 / pt.tw, jw = j2 - jh * pt.tw;
+    const int rd = phase / (kSH * kSW), rh = (phase / kSW) % kSH, rw = phase % kSW;
+    const int kd = rd + jd * kSD, kh = rh + jh * kSH, kw = rw + jw * kSW;
+    return (int64_t(c) * kCout + co) * kTaps + (kd * kKH + kh) * kKW + kw;
 }
 
 #ifndef CGR_CONV_EMULATE
@@ -1044,6 +1107,11 @@ constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float)
 // accumulator in fp32 (tensor-core adds truncate: recipes/tf32_mma.cuh). The epilogue
 // unscales (exact: powers of two) and writes y[(nb COUT + co) P + pixel] through finish().
 // Shared memory a stage: (BM + BN) x 64 halves, twice: 64 KB at 128 x 128.
+// A strided transposed convolution runs in sub-pixel phases (CGR_PHASES, as the mma.sync
+// kernel's): a tile's rows are one phase's corners Q, its taps step back from Q
+// (nhwc_phase_tap), its K is the phase's (K_r = taps_r x CP, padded to the k-tile) and its
+// weight the phase's block of the copy (nhwc_phase_w_src); the tiles of one box of Q's
+// in all phases are launched next to each other (tile_row).
 #ifndef CGR_CONV_XSCALE
 #define CGR_CONV_XSCALE 2  // x's scale: 2, 1 unless its largest |x| (found by the split) is outside
 #endif                     //   [2^-4, 2^15), then split again with its own; 1, its own, from a pass over x
@@ -1063,16 +1131,25 @@ constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float)
 namespace wg {
 constexpr int kConsumers = kBM / 64;
 constexpr int kThreadsWg = 128 * (kConsumers + 1);
-constexpr int kBKH = 64;                                    // halves a k-tile: one 128-byte row
-constexpr int kKP = (kKg + kBKH - 1) / kBKH * kBKH;         // the weight copy's padded K
-constexpr int kKTiles = kKP / kBKH;
+constexpr int kBKH = kWgBK;                                 // halves a k-tile: one 128-byte row
+constexpr int kKP = (kKg + kBKH - 1) / kBKH * kBKH;         // the weight copy's padded K (no phases)
 constexpr int kTilesN = (kN + kBN - 1) / kBN;
-constexpr int kTilesM = (kM + kBM - 1) / kBM;
+// CGR_PHASES: each phase's box of rows in whole M tiles (kTilesPerPhase), a tile's K its
+// phase's (nhwc_phase_kp: a stride-2 3 x 3 layer's phases have 4, 2, 2 and 1 taps)
+constexpr int kTilesM = kPhases ? kR * kTilesPerPhase : (kM + kBM - 1) / kBM;
+constexpr int kMRowsWg = kTilesM * kBM;
+CUTE_HOST_DEVICE constexpr int tile_phase(int tm) { return kPhases ? tm / kTilesPerPhase : 0; }
+CUTE_HOST_DEVICE constexpr int phase_kp(int phase) { return kPhases ? nhwc_phase_kp(phase) : kKP; }
+CUTE_HOST_DEVICE constexpr int64_t phase_woff(int phase) { return kPhases ? nhwc_phase_woff(phase) : 0; }
+// CTA tile u (its output-channel tiles apart) -> its row tile: with phases, the phases of one
+// box of Q's next to each other (they gather the same input pixels and write the
+// interleaved outputs of the same region, whole sectors while they are in L2)
+CUTE_HOST_DEVICE constexpr int tile_row(int u) { return kPhases ? (u % kR) * kTilesPerPhase + u / kR : u; }
 constexpr bool kPromoteWg = CGR_PROMOTE != 0;
 static_assert(kBM == 64 || kBM == 128, "CGR_WGMMA: BM 64 or 128 (a consumer warpgroup a 64 rows)");
 static_assert(kBN % 16 == 0 && kBN >= 16 && kBN <= 256, "CGR_WGMMA: BN a multiple of 16, at most 256");
 static_assert(kStages >= 2, "stages");
-static_assert(int64_t(kN) * kKP < (int64_t(1) << 31), "the weight copy must fit an int index");
+static_assert(int64_t(kTilesM) * kBM < (int64_t(1) << 31) - 256, "the rows must fit an int");
 
 using SmemAtomH = GMMA::Layout_K_SW128_Atom<half_t>;  // 8 rows x 64 halves, swizzled
 using SmemLayoutAH = decltype(tile_to_shape(SmemAtomH{}, make_shape(Int<kBM>{}, Int<kBKH>{}, Int<kStages>{})));
@@ -1103,9 +1180,10 @@ static_assert(kSmemBytesWg <= 227 * 1024, "CGR_WGMMA: shared memory, fewer stage
 // (Swizzle<3,4,3> on the byte address; recipes/gemm_wgmma.cu's smem_offset, in halves).
 CUTE_HOST_DEVICE int chunk_offset(int r, int j) { return r * kBKH + (((j ^ r) & 7) << 3); }
 
-// Elements of the workspace: xh, xl (kXsElems halves each), wh, wl (kN x kKP each), then
-// the two largest |v| (x's, the weight's) as floats.
-constexpr int64_t kWsXHalves = kXsElems, kWsWHalves = int64_t(kN) * kKP;
+// Elements of the workspace: xh, xl (kXsElems halves each), wh, wl (kN x kKP each; with
+// phases the phases' blocks), then the two largest |v| (x's, the weight's) as floats.
+constexpr int64_t kWsXHalves = kXsElems, kWsWHalves = kPhases ? nhwc_phase_woff(kR) : int64_t(kN) * kKP;
+static_assert(kWsWHalves < (int64_t(1) << 31), "the weight copy must fit an int index");
 constexpr size_t kWsAmaxAt = size_t(2 * kWsXHalves + 2 * kWsWHalves) * 2;  // bytes (a multiple of 16)
 constexpr size_t kWsBytes = kWsAmaxAt + 2 * sizeof(float);
 
@@ -1227,19 +1305,24 @@ __global__ void __launch_bounds__(256) resplit_x(const float *__restrict__ x, co
                      xh, xl);
 }
 
-// The weight -> wh, wl [COUT][KP] (nhwc_w_src; zeros past CIN and K): a 16-byte chunk of
-// each part a thread.
+// The weight -> wh, wl [COUT][KP] (nhwc_w_src; zeros past CIN and K), with phases a block
+// [COUT][KP_r] a phase (nhwc_phase_w_src): a 16-byte chunk of each part a thread.
 __global__ void __launch_bounds__(256) split_w(const float *__restrict__ w, const float *amax, __half *wh, __half *wl)
 {
     const int64_t i = int64_t(blockIdx.x) * 256 + threadIdx.x;  // chunk
-    if (i >= int64_t(kN) * kKP / 8)
+    if (i >= kWsWHalves / 8)
         return;
     const float s = f16_scale(amax[1]);
-    const int co = int(i / (kKP / 8)), k0 = int(i % (kKP / 8)) * 8;
+    int phase = 0;
+    int64_t local = i * 8;  // halves into the phase's block
+    while (kPhases && phase + 1 < kR && local >= int64_t(kN) * phase_kp(phase))
+        local -= int64_t(kN) * phase_kp(phase++);
+    const int kp = phase_kp(phase), kk = kPhases ? nhwc_phase_k(phase) : kKg;
+    const int co = int(local / kp), k0 = int(local % kp);
     alignas(16) __half big[8], small[8];
     CUTE_UNROLL
     for (int e = 0; e < 8; ++e) {
-        const int64_t src = k0 + e < kKg ? nhwc_w_src(co, k0 + e) : -1;
+        const int64_t src = k0 + e >= kk ? -1 : kPhases ? nhwc_phase_w_src(phase, co, k0 + e) : nhwc_w_src(co, k0 + e);
         split_half(src >= 0 ? __ldg(w + src) : 0.f, s, big[e], small[e]);
     }
     *reinterpret_cast<uint4 *>(wh + i * 8) = *reinterpret_cast<const uint4 *>(big);
@@ -1258,21 +1341,25 @@ __device__ __forceinline__ void copy16(half_t *dst, const __half *src, bool vali
 }
 
 // The producer warpgroup's thread t (0..127): rows t / 8 + 16 i of A and B, chunk t % 8.
-__device__ __forceinline__ void produce(const Params &p, Smem &s, int tm, int tn, int t, int base)
+// Returns the tile's k-tiles.
+__device__ __forceinline__ int produce(const Params &p, Smem &s, int tm, int tn, int t, int base)
 {
     constexpr int kRA = kBM / 16, kRB = kBN / 16;
     const int j = t % 8, r0 = t / 8;
+    const int phase = tile_phase(tm), kp = phase_kp(phase), nkt = kp / kBKH;
+    const PhaseTaps pt = phase_taps(phase);
+    const __half *wh = p.wh + phase_woff(phase), *wl = p.wl + phase_woff(phase);
     NhwcRow rows[kRA];
     CUTE_UNROLL
     for (int i = 0; i < kRA; ++i)
         rows[i] = nhwc_row(tm * kBM + r0 + 16 * i);
-    for (int kt = 0; kt < kKTiles; ++kt) {
+    for (int kt = 0; kt < nkt; ++kt) {
         const int g = base + kt;  // k-tiles this CTA has loaded before (its stage and phase)
         const int stage = g % kStages;
         if (g >= kStages)
             Barrier::wait(&s.empty[stage], ((g / kStages) - 1) & 1);
         const int k = kt * kBKH + 8 * j;
-        const NhwcTap tap = nhwc_tap(k);
+        const NhwcTap tap = kPhases ? nhwc_phase_tap(pt, k) : nhwc_tap(k);
         half_t *ab = s.a_big + stage * kTileA, *as = s.a_small + stage * kTileA;
         CUTE_UNROLL
         for (int i = 0; i < kRA; ++i) {
@@ -1287,13 +1374,14 @@ __device__ __forceinline__ void produce(const Params &p, Smem &s, int tm, int tn
         for (int i = 0; i < kRB; ++i) {
             const int co = tn * kBN + r0 + 16 * i;
             const bool valid = co < kN;
-            const int64_t o = valid ? int64_t(co) * kKP + k : 0;
+            const int64_t o = valid ? int64_t(co) * kp + k : 0;
             const int d = chunk_offset(r0 + 16 * i, j);
-            copy16(bb + d, p.wh + o, valid);
-            copy16(bs + d, p.wl + o, valid);
+            copy16(bb + d, wh + o, valid);
+            copy16(bs + d, wl + o, valid);
         }
         cutlass::arch::cpasync_barrier_arrive_noinc(&s.full[stage]);
     }
+    return nkt;
 }
 
 // CGR_CONV_EPI_SMEM: consumer warpgroup thread t's accumulators (rows r0 .. r0 + 63 of
@@ -1333,9 +1421,12 @@ __device__ __forceinline__ void store_staged(const Params &p, const Acc &acc, co
     }
 }
 
-// Consumer thread t (0 .. 128 BM/64 - 1): the k-tiles' WGMMAs, then the epilogue.
-__device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn, int t, int base)
+// Consumer thread t (0 .. 128 BM/64 - 1): the k-tiles' WGMMAs, then the epilogue. Returns
+// the tile's k-tiles.
+__device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn, int t, int base)
 {
+    const int phase = tile_phase(tm), nkt = phase_kp(phase) / kBKH;
+    const int kk = kPhases ? nhwc_phase_k(phase) : kKg;
     TiledMmaH mma;
     auto thr = mma.get_slice(t);
     Tensor sAb = make_tensor(make_smem_ptr(s.a_big), SmemLayoutAH{});
@@ -1347,7 +1438,7 @@ __device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn
     Tensor rBb = thr.make_fragment_B(thr.partition_B(sBb));
     Tensor rBs = thr.make_fragment_B(thr.partition_B(sBs));
 
-    Tensor cC = make_identity_tensor(make_shape(Int<kM>{}, Int<kN>{}));
+    Tensor cC = make_identity_tensor(make_shape(Int<kMRowsWg>{}, Int<kN>{}));
     Tensor gcC = local_tile(cC, Shape<Int<kBM>, Int<kBN>>{}, make_coord(tm, tn));  // (BM,BN) -> (m,co)
     Tensor tCcC = thr.partition_C(gcC);
     Tensor acc = thr.partition_fragment_C(gcC);
@@ -1365,7 +1456,7 @@ __device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn
         warpgroup_arrive();
         CUTE_UNROLL
         for (int kb = 0; kb < int(size<2>(rAb)); ++kb) {
-            if (CGR_CONV_KSKIP && kt * kBKH + kb * 16 >= kKg)
+            if (CGR_CONV_KSKIP && kt * kBKH + kb * 16 >= kk)
                 break;  // k-blocks past K: zeros (kb 0 never is)
             gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), target);
             mma.accumulate_ = GMMA::ScaleOut::One;
@@ -1379,26 +1470,26 @@ __device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn
     };
     if constexpr (kPromoteWg) {
         auto part = make_fragment_like(acc);
-        for (int kt = 0; kt < kKTiles; ++kt) {
+        for (int kt = 0; kt < nkt; ++kt) {
             ktile(part, kt, true);
             CUTE_UNROLL
             for (int i = 0; i < size(acc); ++i)
                 acc(i) += part(i);
         }
     } else {
-        for (int kt = 0; kt < kKTiles; ++kt)
+        for (int kt = 0; kt < nkt; ++kt)
             ktile(acc, kt, kt == 0);
     }
     // the scales undone (powers of two: exact), then y[(nb*COUT + co)*P + pixel]; a thread
     // holds two rows (m16 of its warp, 8 apart), split into (image, pixel) once each
     const float u = (1.f / x_scale(p.amax[0])) * (1.f / f16_scale(p.amax[1]));
     static_assert(decltype(size<1>(acc))::value == 1, "a consumer's accumulators: its own 64 rows");
-    if constexpr (kEpiSmem) {
+    if constexpr (kEpiSmem && !kPhases) {
         // the consumer's 64 rows all of one image and below M, and 16-byte aligned in y
         const int r0 = tm * kBM + (t / 128) * 64;
         if (kP % 4 == 0 && r0 + 64 <= kM && r0 / kP == (r0 + 63) / kP) {
             store_staged(p, acc, tCcC, s.epi[t / 128], r0, tn, t % 128, u);
-            return;
+            return nkt;
         }
     }
     const int m0 = get<0>(tCcC(0));
@@ -1414,6 +1505,7 @@ __device__ __forceinline__ void consume(const Params &p, Smem &s, int tm, int tn
         const int64_t idx = (int64_t(rp.nb) * kCout + co) * kP + rp.pix;
         p.out[idx] = finish(p, acc(i) * u, idx, co);
     }
+    return nkt;
 }
 
 __global__ void __launch_bounds__(kThreadsWg, CGR_MINB) conv_wgmma_kernel(const Params p)
@@ -1438,15 +1530,15 @@ __global__ void __launch_bounds__(kThreadsWg, CGR_MINB) conv_wgmma_kernel(const 
         (void)stride;
         const int tile = int(blockIdx.x);
         if (threadIdx.x < 128)
-            produce(p, s, tile / kTilesN, tile % kTilesN, int(threadIdx.x), 0);
+            produce(p, s, tile_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x), 0);
         else
-            consume(p, s, tile / kTilesN, tile % kTilesN, int(threadIdx.x) - 128, 0);
+            consume(p, s, tile_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x) - 128, 0);
     } else if (threadIdx.x < 128) {
-        for (int tile = int(blockIdx.x), base = 0; tile < kTiles; tile += stride, base += kKTiles)
-            produce(p, s, tile / kTilesN, tile % kTilesN, int(threadIdx.x), base);
+        for (int tile = int(blockIdx.x), base = 0; tile < kTiles; tile += stride)
+            base += produce(p, s, tile_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x), base);
     } else {
-        for (int tile = int(blockIdx.x), base = 0; tile < kTiles; tile += stride, base += kKTiles)
-            consume(p, s, tile / kTilesN, tile % kTilesN, int(threadIdx.x) - 128, base);
+        for (int tile = int(blockIdx.x), base = 0; tile < kTiles; tile += stride)
+            base += consume(p, s, tile_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x) - 128, base);
     }
 }
 
@@ -1468,7 +1560,7 @@ inline int launch(Params &p, void *workspace, cudaStream_t stream)
     split_x<<<xtiles, 256, 0, stream>>>(p.in[CGR_X], amax, xh, xl);
     if (CGR_CONV_XSCALE == 2)
         resplit_x<<<132 * 4, 256, 0, stream>>>(p.in[CGR_X], amax, xh, xl, xtiles);
-    split_w<<<unsigned((int64_t(kN) * kKP / 8 + 255) / 256), 256, 0, stream>>>(p.in[CGR_W], amax, wh, wl);
+    split_w<<<unsigned((kWsWHalves / 8 + 255) / 256), 256, 0, stream>>>(p.in[CGR_W], amax, wh, wl);
     p.xh = xh, p.xl = xl, p.wh = wh, p.wl = wl, p.amax = amax;
     if (cudaFuncSetAttribute(conv_wgmma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytesWg) !=
         cudaSuccess)

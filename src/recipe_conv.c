@@ -917,15 +917,20 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
  * take what channels-last takes, but with CP = CIN rounded up to 8 (a 16-byte chunk of
  * halves), at most half again CIN (CIN 3 -> 8 would multiply K by 2.7), and 1 x 1
  * convolutions too (the product there is a plain GEMM whose operands need the split anyway);
- * no channel reduction (its epilogue is mma.sync's) and no groups. */
+ * and strided transposed convolutions in sub-pixel phases (each phase's K padded to the
+ * k-tile on its own: at most 64 a phase more); no channel reduction (its epilogue is
+ * mma.sync's) and no groups. */
 static bool conv_wgmma_fits(const recipe_conv_plan *c, const recipe_hw *hw)
 {
     int64_t cp8 = (c->cin + 7) / 8 * 8, taps = c->k[0] * c->k[1] * c->k[2];
     int64_t plane = c->in[0] * c->in[1] * c->in[2];
-    int64_t kp = (taps * cp8 + 63) / 64 * 64;
-    return hw->sm == 90 && (!c->transposed || recipe_conv_flippable(c)) && !c->depthwise && c->groups == 1 &&
-           !c->chanred && 2 * (cp8 - c->cin) <= c->cin && plane * cp8 < (INT64_C(1) << 31) &&
-           c->gn * kp < (INT64_C(1) << 31) && c->m < (INT64_C(1) << 31) - 256;
+    bool phases = recipe_conv_phases(c) != 0;
+    int64_t r = phases ? recipe_conv_phase_count(c) : 1;
+    int64_t kp = (taps * cp8 + 63) / 64 * 64 + 64 * (r - 1);      /* at least the copy's K */
+    int64_t rows = phases ? r * ((recipe_conv_phase_rows(c) + 127) / 128 * 128) : c->m;
+    return hw->sm == 90 && (!c->transposed || recipe_conv_flippable(c) || phases) && !c->depthwise &&
+           c->groups == 1 && !c->chanred && 2 * (cp8 - c->cin) <= c->cin && plane * cp8 < (INT64_C(1) << 31) &&
+           c->gn * kp < (INT64_C(1) << 31) && rows < (INT64_C(1) << 31) - 256;
 }
 
 /* A WGMMA tile (bm, bn) at the most stages (at most 4) its shared memory allows: (bm + bn) x 64
@@ -941,7 +946,9 @@ static int conv_wgmma_params(const recipe_conv_plan *c, const recipe_hw *hw, int
         return 0;
     memset(k, 0, sizeof *k);
     k->threads = 128 * (bm / 64 + 1);
-    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, c->transposed ? 2 : 1, 1 };
+    /* a stride-1 transposed convolution flipped (nhwc 2); a strided one in phases (1) */
+    int nhwc = c->transposed && !recipe_conv_phases(c) ? 2 : 1;
+    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1 };
     return 1;
 }
 

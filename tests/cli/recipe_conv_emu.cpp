@@ -5,7 +5,9 @@
 // weight_nhwc do), its rows' corners (nhwc_row), its columns' taps (nhwc_tap), the
 // chunks' bounds and sources (nhwc_reads, base + koff) and the epilogue's row split (row_pixel) are
 // tested without a GPU, in both the convolution and the flipped form of a stride-1
-// transposed convolution (CGR_FLIP).
+// transposed convolution (CGR_FLIP), and, for Hopper's kernel, a strided transposed one in
+// sub-pixel phases (CGR_PHASES: its rows' corners Q through nhwc_row, its taps through
+// nhwc_phase_tap, each phase's weight block through nhwc_phase_w_src at nhwc_phase_woff).
 //
 // How: x and w random; xs and ws filled the way to_nhwc and weight_nhwc fill them (every
 // element of xs written once, the padded channels 0); then for every row m of the GEMM and
@@ -13,7 +15,8 @@
 // otherwise), multiplied with ws in double, and the sum stored where row_pixel puts it. The
 // reference: a direct convolution in gather form, or, for CGR_FLIP, a direct transposed
 // convolution in scatter form (PyTorch's definition: y[o] += x[i] w[c, co, kk] for
-// o = i - pad + kk*dil), its padding recovered from the generated one (dil*(k-1) - pad).
+// o = i - pad + kk*dil), its padding recovered from the generated one (dil*(k-1) - pad);
+// with phases, o = i*stride - pad + kk*dil.
 //
 // Built by tests/cli/t0707-recipe-conv-emu.sh with a host C++ compiler:
 //   c++ -std=c++17 -DCGR_KERNEL='"gen.cu"' -I include -I CUTLASS -I CUDA/include this.cpp
@@ -69,38 +72,65 @@ int main()
             return 1;
         }
     std::vector<int> whit(nw, 0);
-    for (int co = 0; co < kN; ++co)
-        for (int k = 0; k < kKg; ++k) {
-            const int64_t s = nhwc_w_src(co, k);
-            if (s >= nw) {
-                std::printf("FAIL: nhwc_w_src(%d, %d) = %lld past the weight\n", co, k, (long long)s);
-                return 1;
+    if constexpr (kPhases) {
+        // each phase's block [COUT][KP_r] at nhwc_phase_woff (zeros past K_r)
+        ws.assign(nhwc_phase_woff(kR), NAN);
+        for (int r = 0; r < kR; ++r)
+            for (int co = 0; co < kN; ++co)
+                for (int k = 0; k < nhwc_phase_kp(r); ++k) {
+                    const int64_t s = k < nhwc_phase_k(r) ? nhwc_phase_w_src(r, co, k) : -1;
+                    const int64_t d = nhwc_phase_woff(r) + int64_t(co) * nhwc_phase_kp(r) + k;
+                    if (s >= nw || d >= int64_t(ws.size()) || !std::isnan(ws[d])) {
+                        std::printf("FAIL: phase %d weight (%d, %d): source %lld, at %lld\n", r, co, k, (long long)s,
+                                    (long long)d);
+                        return 1;
+                    }
+                    ws[d] = s >= 0 ? w[s] : 0.0;
+                    if (s >= 0)
+                        whit[s]++;
+                }
+    } else {
+        for (int co = 0; co < kN; ++co)
+            for (int k = 0; k < kKg; ++k) {
+                const int64_t s = nhwc_w_src(co, k);
+                if (s >= nw) {
+                    std::printf("FAIL: nhwc_w_src(%d, %d) = %lld past the weight\n", co, k, (long long)s);
+                    return 1;
+                }
+                ws[int64_t(co) * kKg + k] = s >= 0 ? w[s] : 0.0;
+                if (s >= 0)
+                    whit[s]++;
             }
-            ws[int64_t(co) * kKg + k] = s >= 0 ? w[s] : 0.0;
-            if (s >= 0)
-                whit[s]++;
-        }
+    }
     for (int64_t i = 0; i < nw; ++i)
         if (whit[i] != 1) {
             std::printf("FAIL: weight element %lld in ws %d times\n", (long long)i, whit[i]);
             return 1;
         }
 
-    // the GEMM the kernel's way: rows over whole M tiles (the tail's rows read nothing)
-    const int m_rows = (kM + kBM - 1) / kBM * kBM;
-    std::vector<double> a(kKg);
+    // the GEMM the kernel's way: rows over whole M tiles (the tail's rows read nothing);
+    // with phases, over every phase's box of whole tiles, a row's K its phase's
+    const int m_rows = kPhases ? kMRows : (kM + kBM - 1) / kBM * kBM;
+    std::vector<double> a(kKg + 64);
     int64_t chunks = 0;
     for (int m = 0; m < m_rows; ++m) {
         const NhwcRow r = nhwc_row(m);
-        for (int k = 0; k < (kKg + kBK - 1) / kBK * kBK; k += 4) {
-            const NhwcTap t = nhwc_tap(k);
+        const int phase = kPhases ? m / (kTilesPerPhase * kBM) : 0;
+        const PhaseTaps pt = phase_taps(phase);
+        const int kk = kPhases ? nhwc_phase_k(phase) : kKg;            // the row's K
+        const int kspan = kPhases ? nhwc_phase_kp(phase) : (kKg + kBK - 1) / kBK * kBK;
+        const int64_t wrow = kPhases ? nhwc_phase_woff(phase) : 0;     // its weight block
+        const int ldw = kPhases ? nhwc_phase_kp(phase) : kKg;
+        for (int k = 0; k < kspan; k += 4) {
+            const NhwcTap t = kPhases ? nhwc_phase_tap(pt, k) : nhwc_tap(k);
             const bool ok = nhwc_reads(r, t, k);
             const int64_t off = r.base + t.koff;
-            if (ok && (m >= kM || k >= kKg || off < 0 || off + 4 > kXsElems || off % kCp != k % kCp)) {
+            RowPix live;
+            if (ok && (!(kPhases ? row_pixel(m, live) : m < kM) || k >= kk || off < 0 || off + 4 > kXsElems || off % kCp != k % kCp)) {
                 std::printf("FAIL: row %d column %d reads xs at %lld\n", m, k, (long long)off);
                 return 1;
             }
-            if (k < kKg)
+            if (k < kk)
                 for (int j = 0; j < 4; ++j)
                     a[k + j] = ok ? xs[off + j] : 0.0;
             chunks += ok;
@@ -110,8 +140,8 @@ int main()
             continue;
         for (int co = 0; co < kN; ++co) {
             double s = 0;
-            for (int k = 0; k < kKg; ++k)
-                s += a[k] * ws[int64_t(co) * kKg + k];
+            for (int k = 0; k < kk; ++k)
+                s += a[k] * ws[wrow + int64_t(co) * ldw + k];
             y[(int64_t(rp.nb) * kCout + co) * kP + rp.pix] += s;
         }
     }
@@ -131,14 +161,17 @@ int main()
                         for (int d = 0; d < 3; ++d) {
                             // convolution: i = o*s - p + kk*dil; transposed (stride 1, its
                             // padding P = dil*(k-1) - p): o = i - P + kk*dil, so i = o + P - kk*dil
+                            // phases (strided transposed): o = i*s - p + kk*dil, i whole
+                            const int u = oo[d] + pd[d] - kk[d] * dl[d];
                             ii[d] = CGR_FLIP ? oo[d] + (dl[d] * (ks[d] - 1) - pd[d]) - kk[d] * dl[d]
-                                             : oo[d] * st[d] - pd[d] + kk[d] * dl[d];
+                                    : kPhases ? (u >= 0 && u % st[d] == 0 ? u / st[d] : -1)
+                                              : oo[d] * st[d] - pd[d] + kk[d] * dl[d];
                             inside = inside && ii[d] >= 0 && ii[d] < in[d];
                         }
                         if (!inside)
                             continue;
                         const double xv = x[x_index(nb, c, (int64_t(ii[0]) * kIH + ii[1]) * kIW + ii[2])];
-                        const double wv = CGR_FLIP ? w[(int64_t(c) * kCout + co) * kTaps + t]
+                        const double wv = CGR_FLIP || kPhases ? w[(int64_t(c) * kCout + co) * kTaps + t]
                                                    : w[(int64_t(co) * kCin + c) * kTaps + t];
                         const int64_t yi = (int64_t(nb) * kCout + co) * kP64 + o;
                         ref[yi] += xv * wv;

@@ -1799,9 +1799,16 @@ static void test_convt_plans_generate(void **state)
         recipe_params v[RECIPE_MAX_VARIANTS];
         int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
         assert_true(n >= 2);
-        /* stride 1 on Hopper: the WGMMA kernel (flipped) first (test_conv_wgmma_variants) */
+        /* on Hopper the WGMMA kernel first (test_conv_wgmma_variants): stride 1 flipped,
+         * strided in sub-pixel phases where a dim has stride 1 or dilation 1 (not #77, #79,
+         * #81: stride and dilation 2 in one dim) */
         int first = v[0].conv.wgmma ? 1 : 0;
-        assert_int_equal(first, recipe_conv_flippable(&p.conv));
+        assert_int_equal(first, recipe_conv_flippable(&p.conv) || recipe_conv_phases(&p.conv));
+        if (first && !recipe_conv_flippable(&p.conv))
+            assert_variant_source(&p, &v[0], names[i], 0,
+                                  (const char *const[]){ "recipes/conv_tc.cu",
+                                                         "#define CGR_TRANSPOSED 1\n#define CGR_PHASES 1\n"
+                                                         "#define CGR_NHWC 1\n#define CGR_WGMMA 1\n", NULL });
         for (int k = first; k < n; k++) {
             assert_true(v[k].conv.bm > 0 && v[k].conv.dw_threads == 0 && !v[k].conv.wgmma);
             /* stride 1: the first mma.sync variant is the flipped convolution channels-last,
@@ -1916,7 +1923,8 @@ static void test_variants_fit_all(void **state)
 
 /* Hopper's convolution (recipes/conv_tc.cu CGR_WGMMA): first on sm_90 where channels-last
  * takes the convolution and CIN rounded up to 8 is at most half again CIN (1 x 1 ones
- * too); never on sm_80, never with a reduction over the channels or 3 input channels. */
+ * too, strided transposed ones in sub-pixel phases); never on sm_80, never with a
+ * reduction over the channels or 3 input channels. */
 static void test_conv_wgmma_variants(void **state)
 {
     (void)state;
@@ -1932,6 +1940,8 @@ static void test_conv_wgmma_variants(void **state)
         { "l1_87_conv_pointwise_2D", 128, 128, 3 },   /* 1 x 1 */
         { "l1_67_conv_standard_1D", 128, 128, 3 },
         { "l2_47_Conv3d_Mish_Tanh", 128, 64, 4 },    /* 3-D, 32 -> 64: a 64-wide tile, 4 stages */
+        { "l2_16_ConvTranspose2d_Mish_Add_Hardtanh_Scaling", 128, 64, 4 }, /* stride 2: in phases */
+        { "l2_58_ConvTranspose3d_LogSumExp_HardSwish_Subtract_Clamp", 0, 0, 0 }, /* stride 2, CIN 3 */
         { "l1_50_conv_standard_2D__square_input__square_kernel", 0, 0, 0 }, /* CIN 3 */
         { "l2_25_Conv2d_Min_Tanh_Tanh", 0, 0, 0 },   /* a min over the channels */
         { "l1_82_conv_depthwise_2D_square_input_square_kernel", 0, 0, 0 },
@@ -1952,7 +1962,7 @@ static void test_conv_wgmma_variants(void **state)
             continue;
         }
         const recipe_conv_params *cv = &v[0].conv;
-        assert_true(cv->wgmma && cv->nhwc == 1 && cv->prec == RECIPE_GEMM_3XF16);
+        assert_true(cv->wgmma && cv->nhwc == (c->transposed && recipe_conv_flippable(c) ? 2 : 1) && cv->prec == RECIPE_GEMM_3XF16);
         assert_int_equal(cv->bm, cases[i].bm);
         assert_int_equal(cv->bn, (int)((c->gn + 15) / 16 * 16 > 128 ? 128 : (c->gn + 15) / 16 * 16));
         assert_int_equal(cv->stages, (232448 - 1024 - 64) / ((cv->bm + cv->bn) * 256) > 4
@@ -1962,7 +1972,9 @@ static void test_conv_wgmma_variants(void **state)
         assert_true(cv->bm % (cv->wm * 16) == 0 && cv->bn % (cv->wn * 16) == 0 && cv->wm == cv->bm / 64 && cv->wn == 1);
         assert_variant_source(&p, &v[0], cases[i].name, 0,
                               (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_NHWC 1\n#define CGR_WGMMA 1\n",
-                                                     "#define CGR_WN 1\n", "#define CGR_PREC 2\n", NULL });
+                                                     "#define CGR_WN 1\n", "#define CGR_PREC 2\n",
+                                                     c->transposed ? "#define CGR_PHASES 1\n" : "#define CGR_BK 32\n",
+                                                     NULL });
         /* after it the list an A100 gets, made with one place less */
         recipe_params a[RECIPE_MAX_VARIANTS];
         int na = recipe_variants(&p, &a100, a, RECIPE_MAX_VARIANTS - 1);
