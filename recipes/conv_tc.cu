@@ -227,27 +227,45 @@ static_assert(!kNhwc || kPlane64 * kCp < (int64_t(1) << 31), "channels-last: an 
 
 // ---------------------------------------------------------------- sub-pixel phases
 //
-// CGR_PHASES (a transposed convolution whose every dim has stride 1 or dilation 1): the
-// outputs o with o + P = S*Q + r (a dim at a time) form phase r; in phase r only taps
-// kk = r + S*j (stride 1: every kk = j) reach the input, at i = Q - j*step (step: the
-// dilation where the stride is 1, else 1). So each phase is a dense convolution with
-// ceil((K - r) / S) taps a dim: M is laid out phase-major (every phase a box of
-// ceil(O / S) Q's a dim, the rows past O masked), a CTA's M tile lies in one phase, and
-// its K loop runs over that phase's taps only (the weight rearranged per phase into the
-// workspace by transpose_weight). Without it a stride-2 3D layer multiplies 8 times the
-// taps it needs, 7 of 8 zero-filled.
+// CGR_PHASES (a transposed convolution with a stride above 1): the outputs o with
+// o + P = S*Q + r (a dim at a time) form phase r. Output o takes tap kk from input
+// i = (o + P - kk*D) / S where that divides, so in phase r only the taps with
+// kk*D = r (mod S) reach the input: none where g = gcd(S, D) does not divide r, else
+// kk = k0 + (S/g)*j from the first, k0 (ph_k0), at i = Q + c0 - j*(D/g) with
+// c0 = (r - k0*D) / S (ph_c0; D 1: k0 = r, c0 = 0, every S-th tap at consecutive
+// inputs; S 1: every tap, D apart). So each phase is a dense convolution with its taps
+// only: M is laid out phase-major (every phase a box of ceil(O / S) Q's a dim, the rows
+// past O masked), a CTA's M tile lies in one phase, and its K loop runs over that phase's
+// taps only (the weight rearranged per phase into the workspace by transpose_weight).
+// Without it a stride-2 3D layer multiplies 8 times the taps it needs, 7 of 8
+// zero-filled (with dilation 2 too, level 1 #77: 7 of its 8 phases have no taps at all).
 constexpr bool kPhases = CGR_TRANSPOSED && CGR_PHASES;
 static_assert(!CGR_PHASES || CGR_TRANSPOSED, "phases: transposed convolutions only");
-static_assert(!kPhases || ((kSD == 1 || kDD == 1) && (kSH == 1 || kDH == 1) && (kSW == 1 || kDW == 1)),
-              "phases: stride 1 or dilation 1 in each dim");
 constexpr int kR = kPhases ? kSD * kSH * kSW : 1;  // phases
-// taps of residue r along a dim of K taps, stride S
-CUTE_HOST_DEVICE constexpr int ph_taps(int r, int K, int S) { return r < K ? (K - r + S - 1) / S : 0; }
+CUTE_HOST_DEVICE constexpr int ph_gcd(int a, int b) { return b == 0 ? a : ph_gcd(b, a % b); }
+// the first tap kk of residue r (kk*D = r mod S), -1 for none
+CUTE_HOST_DEVICE constexpr int ph_k0(int r, int S, int D)
+{
+    for (int kk = 0; kk < S; ++kk)
+        if ((kk * D - r) % S == 0)
+            return kk;
+    return -1;
+}
+// taps of residue r along a dim of K taps, stride S, dilation D: k0, k0 + S/g, ...
+CUTE_HOST_DEVICE constexpr int ph_taps(int r, int K, int S, int D)
+{
+    const int k0 = ph_k0(r, S, D), every = S / ph_gcd(S, D);
+    return k0 >= 0 && k0 < K ? (K - k0 + every - 1) / every : 0;
+}
+// tap j of residue r: its kk, and the input it reads from the corner Q + c0 (i = Q + c0 - j*step)
+CUTE_HOST_DEVICE constexpr int ph_kk(int r, int j, int S, int D) { return ph_k0(r, S, D) + j * (S / ph_gcd(S, D)); }
+CUTE_HOST_DEVICE constexpr int ph_c0(int r, int S, int D) { return ph_k0(r, S, D) >= 0 ? (r - ph_k0(r, S, D) * D) / S : 0; }
 // the smallest Q of residue r whose output o = S*Q + r - P is >= 0
 CUTE_HOST_DEVICE constexpr int ph_qmin(int r, int P, int S) { return r >= P ? 0 : (P - r + S - 1) / S; }
 constexpr int kCD = (kOD + kSD - 1) / kSD, kCH = (kOH + kSH - 1) / kSH, kCW = (kOW + kSW - 1) / kSW;
 constexpr int64_t kMPhase64 = int64_t(kNb) * kCD * kCH * kCW;  // rows of a phase's box
-constexpr int kStepD = kSD == 1 ? kDD : 1, kStepH = kSH == 1 ? kDH : 1, kStepW = kSW == 1 ? kDW : 1;
+// the input's step from one tap of a phase to the next, a dim: D / gcd(S, D)
+constexpr int kStepD = kDD / ph_gcd(kSD, kDD), kStepH = kDH / ph_gcd(kSH, kDH), kStepW = kDW / ph_gcd(kSW, kDW);
 // phases: each phase's box of rows padded to whole M tiles; the GEMM's M is all of them
 constexpr int kTilesPerPhase = int((kMPhase64 + kBM - 1) / kBM);
 constexpr int64_t kMRows64 = kPhases ? int64_t(kR) * kTilesPerPhase * kBM : kM64;
@@ -412,9 +430,9 @@ CUTE_HOST_DEVICE constexpr PhaseTaps phase_taps(int phase)
 {
     const int rd = phase / (kSH * kSW), rh = (phase / kSW) % kSH, rw = phase % kSW;
     PhaseTaps pt{};
-    pt.td = ph_taps(rd, kKD, kSD);
-    pt.th = ph_taps(rh, kKH, kSH);
-    pt.tw = ph_taps(rw, kKW, kSW);
+    pt.td = ph_taps(rd, kKD, kSD, kDD);
+    pt.th = ph_taps(rh, kKH, kSH, kDH);
+    pt.tw = ph_taps(rw, kKW, kSW, kDW);
     pt.t = pt.td * pt.th * pt.tw;
     pt.k = kCinG * pt.t;
     return pt;
@@ -431,7 +449,8 @@ CUTE_HOST_DEVICE int64_t phase_woff(int phase)
 }
 
 // Row m of the GEMM: the output pixel it computes (image nb, pixel index pix in the image)
-// and, transposed, the input corner Q (o + P = S*Q + r); false past the outputs.
+// and, transposed, the input corner (phases: Q + c0 with o + P = S*Q + r, tap j of the
+// phase reading corner - j*step; else Q); false past the outputs.
 struct RowPix {
     int nb, pix, qd, qh, qw;
 };
@@ -457,6 +476,9 @@ CUTE_HOST_DEVICE bool row_pixel(int m, RowPix &rp)
         ow = kSW * rp.qw + rw - kPW;
         if (od >= kOD || oh >= kOH || ow >= kOW)
             return false;
+        rp.qd += ph_c0(rd, kSD, kDD);
+        rp.qh += ph_c0(rh, kSH, kDH);
+        rp.qw += ph_c0(rw, kSW, kDW);
     } else {
         if (m >= kM)
             return false;
@@ -592,7 +614,7 @@ CUTE_HOST_DEVICE NhwcTap nhwc_phase_tap(const PhaseTaps &pt, int k)
 }
 
 // Element (co, k) of phase `phase`'s weight block: the weight [CIN][COUT][taps] element at
-// tap kk = r + S j a dim, -1 for a padded channel or past K_r.
+// tap kk = k0 + (S/g) j a dim (ph_kk), -1 for a padded channel or past K_r.
 CUTE_HOST_DEVICE int64_t nhwc_phase_w_src(int phase, int co, int k)
 {
     const PhaseTaps pt = phase_taps(phase);
@@ -602,7 +624,7 @@ CUTE_HOST_DEVICE int64_t nhwc_phase_w_src(int phase, int co, int k)
     const int jd = j / (pt.th * pt.tw), j2 = j - jd * (pt.th * pt.tw);
     const int jh = j2 / pt.tw, jw = j2 - jh * pt.tw;
     const int rd = phase / (kSH * kSW), rh = (phase / kSW) % kSH, rw = phase % kSW;
-    const int kd = rd + jd * kSD, kh = rh + jh * kSH, kw = rw + jw * kSW;
+    const int kd = ph_kk(rd, jd, kSD, kDD), kh = ph_kk(rh, jh, kSH, kDH), kw = ph_kk(rw, jw, kSW, kDW);
     return (int64_t(c) * kCout + co) * kTaps + (kd * kKH + kh) * kKW + kw;
 }
 
@@ -767,7 +789,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     // k tile kt -> pipeline stage s
     auto load_tile = [&](int kt, int s) {
 #if CGR_PHASES
-        // the phase's taps: kk = r + S*j a dim, the input at the corner - j*step
+        // the phase's taps: kk = k0 + (S/g)*j a dim, the input at the corner - j*step
         CUTE_UNROLL
         for (int j = 0; j < kACols; ++j) {
             const int kl = a_col0 + 4 * j;
@@ -1036,7 +1058,7 @@ __global__ void __launch_bounds__(kTransThreads) transpose_weight(const float *_
         const int jd = t / (pt.th * pt.tw), t2 = t - jd * (pt.th * pt.tw);
         const int jh = t2 / pt.tw, jw = t2 - jh * pt.tw;
         const int rd = phase / (kSH * kSW), rh = (phase / kSW) % kSH, rw = phase % kSW;
-        const int kd = rd + jd * kSD, kh = rh + jh * kSH, kw = rw + jw * kSW;
+        const int kd = ph_kk(rd, jd, kSD, kDD), kh = ph_kk(rh, jh, kSH, kDH), kw = ph_kk(rw, jw, kSW, kDW);
         wt[i] = __ldg(w + wsrc_row(co, c) + (kd * kKH + kh) * kKW + kw);
     } else {
         const int co = i / kK, k = i - co * kK;

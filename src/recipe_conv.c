@@ -708,7 +708,21 @@ static int64_t transposed_weight_at(const recipe_conv_plan *c, int64_t co, int64
 /* ---- sub-pixel phases: the steps of recipes/conv_tc.cu's phase_taps(), row_pixel(),
  * load_tile() and transpose_weight() with CGR_PHASES */
 
-static int64_t ph_taps(int64_t r, int64_t K, int64_t S) { return r < K ? (K - r + S - 1) / S : 0; }
+static int64_t ph_gcd(int64_t a, int64_t b) { return b == 0 ? a : ph_gcd(b, a % b); }
+/* the first tap kk of residue r (kk*D = r mod S), -1 for none (gcd(S, D) not dividing r) */
+static int64_t ph_k0(int64_t r, int64_t S, int64_t D)
+{
+    for (int64_t kk = 0; kk < S; kk++)
+        if ((kk * D - r) % S == 0)
+            return kk;
+    return -1;
+}
+/* taps of residue r: k0, k0 + S/g, ... below K */
+static int64_t ph_taps(int64_t r, int64_t K, int64_t S, int64_t D)
+{
+    int64_t k0 = ph_k0(r, S, D), every = S / ph_gcd(S, D);
+    return k0 >= 0 && k0 < K ? (K - k0 + every - 1) / every : 0;
+}
 static int64_t ph_qmin(int64_t r, int64_t P, int64_t S) { return r >= P ? 0 : (P - r + S - 1) / S; }
 
 static void phase_res(const recipe_conv_plan *c, int64_t phase, int64_t r[3])
@@ -737,7 +751,7 @@ static int64_t phase_taps(const recipe_conv_plan *c, int64_t phase, int64_t t[3]
     int64_t r[3];
     phase_res(c, phase, r);
     for (int d = 0; d < 3; d++)
-        t[d] = ph_taps(r[d], c->k[d], c->stride[d]);
+        t[d] = ph_taps(r[d], c->k[d], c->stride[d], c->dil[d]);
     return c->cin / c->groups * t[0] * t[1] * t[2];
 }
 
@@ -777,10 +791,13 @@ int64_t recipe_conv_phase_gather(const recipe_conv_plan *c, int64_t g, int64_t p
     int64_t tt = t[0] * t[1] * t[2];
     int64_t ch = k / tt, tap = k - ch * tt;
     int64_t j[3] = { tap / (t[1] * t[2]), (tap / t[2]) % t[1], tap % t[2] };
-    int64_t i[3];
+    int64_t i[3], r[3];
+    phase_res(c, phase, r);
     for (int d = 0; d < 3; d++) {
-        int64_t step = c->stride[d] == 1 ? c->dil[d] : 1;
-        i[d] = q[d] - j[d] * step;
+        /* i = Q + c0 - j*step: c0 = (r - k0*D) / S, step D / gcd(S, D) */
+        int64_t gd = ph_gcd(c->stride[d], c->dil[d]);
+        int64_t c0 = (r[d] - ph_k0(r[d], c->stride[d], c->dil[d]) * c->dil[d]) / c->stride[d];
+        i[d] = q[d] + c0 - j[d] * (c->dil[d] / gd);
         if (i[d] < 0 || i[d] >= c->in[d])
             return -1;
     }
@@ -808,7 +825,7 @@ int64_t recipe_conv_phase_weight_index(const recipe_conv_plan *c, int64_t phase,
     int64_t j[3] = { tap / (t[1] * t[2]), (tap / t[2]) % t[1], tap % t[2] };
     int64_t kk[3];
     for (int d = 0; d < 3; d++)
-        kk[d] = r[d] + j[d] * c->stride[d];
+        kk[d] = ph_k0(r[d], c->stride[d], c->dil[d]) + j[d] * (c->stride[d] / ph_gcd(c->stride[d], c->dil[d]));
     int64_t taps = c->k[0] * c->k[1] * c->k[2];
     return transposed_weight_at(c, co, ch, taps) + (kk[0] * c->k[1] + kk[1]) * c->k[2] + kk[2];
 }
@@ -1124,18 +1141,15 @@ static void emit_shape(strbuf *sb, const recipe_tensor *t)
 }
 
 /* Sub-pixel phases (recipes/conv_tc.cu CGR_PHASES): a transposed convolution with a
- * stride above 1 somewhere, and in every dim stride 1 or dilation 1 (then the taps of a
- * phase are every S-th one). */
+ * stride above 1 somewhere (a phase's taps are every S/gcd(S, D)-th one; with a stride and
+ * a dilation sharing a factor some phases have none). */
 int recipe_conv_phases(const recipe_conv_plan *c)
 {
     if (!c->transposed || c->depthwise)
         return 0;
     bool strided = false;
-    for (int d = 0; d < 3; d++) {
-        if (c->stride[d] > 1 && c->dil[d] > 1)
-            return 0;
+    for (int d = 0; d < 3; d++)
         strided |= c->stride[d] > 1;
-    }
     return strided;
 }
 
