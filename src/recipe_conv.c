@@ -1153,6 +1153,20 @@ int recipe_conv_phases(const recipe_conv_plan *c)
     return strided;
 }
 
+/* The longest K a tile's accumulator is chained over: a phase's (its taps only: level 2
+ * #78's 5x5x5 stride-2 layer chains at most 27 x 32 of its 4000) where the kernel runs in
+ * phases, else all of K. */
+static int64_t conv_chain_k(const recipe_conv_plan *c, bool flip)
+{
+    if (flip || !recipe_conv_phases(c))
+        return c->gk;
+    int64_t most = 0;
+    for (int64_t r = 0; r < recipe_conv_phase_count(c); r++)
+        if (recipe_conv_phase_k(c, r) > most)
+            most = recipe_conv_phase_k(c, r);
+    return most;
+}
+
 void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb)
 {
     const recipe_conv_plan *c = &p->conv;
@@ -1189,8 +1203,7 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     "#define CGR_WN %d\n#define CGR_STAGES %d\n#define CGR_MINB %d\n#define CGR_PREC %d\n",
                 v->bm, v->bn, v->wm, v->wn, v->stages, v->min_blocks, v->prec);
     if (!v->dw_threads)
-        strbuf_addf(sb, "#define CGR_PROMOTE %d\n",
-                    recipe_tf32_promote(c->gk));
+        strbuf_addf(sb, "#define CGR_PROMOTE %d\n", recipe_tf32_promote(conv_chain_k(c, flip)));
     strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);
     for (int i = 0; i < p->n_inputs; i++)
         strbuf_addf(sb, " \\\n    X(%d, %s)", i, kinds[c->kind[i]]);

@@ -1833,6 +1833,15 @@ static void test_convt_plans_generate(void **state)
     assert_true(recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS) >= 1);
     assert_generated(&p, &v[0], want);
     recipe_plan_release(&p);
+    /* in phases the accumulator is chained over one phase's K: level 2 #78's layer (K
+     * 32 x 125 = 4000, past 2048) chains at most 32 x 27 (CGR_PROMOTE 0), in both kernels */
+    load("convt_promote_phases", &p);
+    assert_true(p.conv.gk == 4000 && recipe_conv_phases(&p.conv));
+    int np = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(np >= 2 && v[0].conv.wgmma && !v[1].conv.wgmma);
+    for (int k = 0; k < 2; k++)
+        assert_generated(&p, &v[k], (const char *[]){ "#define CGR_PHASES 1\n", "#define CGR_PROMOTE 0\n", NULL });
+    recipe_plan_release(&p);
     /* a convolution's kernel does not name the parameter (its code path is the default) */
     p = load_conv("l2_1_Conv2D_ReLU_BiasAdd");
     assert_true(!p.conv.transposed && recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS) >= 1);
