@@ -1012,8 +1012,9 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
  * The mma.sync kernels (SM80-class). Pruning: a tile wider than 32 and at least twice
  * COUT rounded up to 32 is dropped (half of its columns would be padding), and so is one
  * whose shared memory (4 bytes x 32 x (BM + BN) x stages) passes 227 KB or whose pixel
- * tiles are fewer than the SMs (unless nothing else is left). The first is the 128 x 128 tile of recipes/gemm_tc.cu's first variant (or
- * 128 x 64 for COUT <= 64; 256 x 64 for a transposed convolution); each 3xTF32 tile is
+ * tiles are fewer than the SMs (unless nothing else is left). The first is the 128 x 128
+ * tile of recipes/gemm_tc.cu's first variant (or 128 x 64 for COUT <= 64; 256 x 64 for a
+ * transposed convolution); each 3xTF32 tile is
  * followed by others; the plain TF32 copy of the first comes last (it may fail an fp32
  * tolerance of 1e-4: it did on 57 and level 2 #5, lab round 20).
  */
