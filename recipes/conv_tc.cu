@@ -1161,8 +1161,10 @@ constexpr int kTilesN = (kN + kBN - 1) / kBN;
 constexpr int kTilesM = kPhases ? kR * kTilesPerPhase : (kM + kBM - 1) / kBM;
 constexpr int kMRowsWg = kTilesM * kBM;
 CUTE_HOST_DEVICE constexpr int tile_phase(int tm) { return kPhases ? tm / kTilesPerPhase : 0; }
-CUTE_HOST_DEVICE constexpr int phase_kp(int phase) { return kPhases ? nhwc_phase_kp(phase) : kKP; }
-CUTE_HOST_DEVICE constexpr int64_t phase_woff(int phase) { return kPhases ? nhwc_phase_woff(phase) : 0; }
+// a phase's K in the split weight copy, and where its block starts (halves; without phases
+// the one block of kKP). (Not the mma.sync kernel's phase_woff: that copy is floats, unpadded.)
+CUTE_HOST_DEVICE constexpr int copy_kp(int phase) { return kPhases ? nhwc_phase_kp(phase) : kKP; }
+CUTE_HOST_DEVICE constexpr int64_t copy_woff(int phase) { return kPhases ? nhwc_phase_woff(phase) : 0; }
 // CTA tile u (its output-channel tiles apart) -> its row tile: with phases, the phases of one
 // box of Q's next to each other (they gather the same input pixels and write the
 // interleaved outputs of the same region, whole sectors while they are in L2)
@@ -1337,9 +1339,9 @@ __global__ void __launch_bounds__(256) split_w(const float *__restrict__ w, cons
     const float s = f16_scale(amax[1]);
     int phase = 0;
     int64_t local = i * 8;  // halves into the phase's block
-    while (kPhases && phase + 1 < kR && local >= int64_t(kN) * phase_kp(phase))
-        local -= int64_t(kN) * phase_kp(phase++);
-    const int kp = phase_kp(phase), kk = kPhases ? nhwc_phase_k(phase) : kKg;
+    while (kPhases && phase + 1 < kR && local >= int64_t(kN) * copy_kp(phase))
+        local -= int64_t(kN) * copy_kp(phase++);
+    const int kp = copy_kp(phase), kk = kPhases ? nhwc_phase_k(phase) : kKg;
     const int co = int(local / kp), k0 = int(local % kp);
     alignas(16) __half big[8], small[8];
     CUTE_UNROLL
@@ -1368,9 +1370,9 @@ __device__ __forceinline__ int produce(const Params &p, Smem &s, int tm, int tn,
 {
     constexpr int kRA = kBM / 16, kRB = kBN / 16;
     const int j = t % 8, r0 = t / 8;
-    const int phase = tile_phase(tm), kp = phase_kp(phase), nkt = kp / kBKH;
+    const int phase = tile_phase(tm), kp = copy_kp(phase), nkt = kp / kBKH;
     const PhaseTaps pt = phase_taps(phase);
-    const __half *wh = p.wh + phase_woff(phase), *wl = p.wl + phase_woff(phase);
+    const __half *wh = p.wh + copy_woff(phase), *wl = p.wl + copy_woff(phase);
     NhwcRow rows[kRA];
     CUTE_UNROLL
     for (int i = 0; i < kRA; ++i)
@@ -1447,7 +1449,7 @@ __device__ __forceinline__ void store_staged(const Params &p, const Acc &acc, co
 // the tile's k-tiles.
 __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn, int t, int base)
 {
-    const int phase = tile_phase(tm), nkt = phase_kp(phase) / kBKH;
+    const int phase = tile_phase(tm), nkt = copy_kp(phase) / kBKH;
     const int kk = kPhases ? nhwc_phase_k(phase) : kKg;
     TiledMmaH mma;
     auto thr = mma.get_slice(t);

@@ -723,6 +723,9 @@ static int64_t ph_taps(int64_t r, int64_t K, int64_t S, int64_t D)
     int64_t k0 = ph_k0(r, S, D), every = S / ph_gcd(S, D);
     return k0 >= 0 && k0 < K ? (K - k0 + every - 1) / every : 0;
 }
+/* tap j of residue r: its kk, and the offset c0 of its input corner (i = Q + c0 - j*D/g) */
+static int64_t ph_kk(int64_t r, int64_t j, int64_t S, int64_t D) { return ph_k0(r, S, D) + j * (S / ph_gcd(S, D)); }
+static int64_t ph_c0(int64_t r, int64_t S, int64_t D) { return (r - ph_k0(r, S, D) * D) / S; }
 static int64_t ph_qmin(int64_t r, int64_t P, int64_t S) { return r >= P ? 0 : (P - r + S - 1) / S; }
 
 static void phase_res(const recipe_conv_plan *c, int64_t phase, int64_t r[3])
@@ -794,10 +797,7 @@ int64_t recipe_conv_phase_gather(const recipe_conv_plan *c, int64_t g, int64_t p
     int64_t i[3], r[3];
     phase_res(c, phase, r);
     for (int d = 0; d < 3; d++) {
-        /* i = Q + c0 - j*step: c0 = (r - k0*D) / S, step D / gcd(S, D) */
-        int64_t gd = ph_gcd(c->stride[d], c->dil[d]);
-        int64_t c0 = (r[d] - ph_k0(r[d], c->stride[d], c->dil[d]) * c->dil[d]) / c->stride[d];
-        i[d] = q[d] + c0 - j[d] * (c->dil[d] / gd);
+        i[d] = q[d] + ph_c0(r[d], c->stride[d], c->dil[d]) - j[d] * (c->dil[d] / ph_gcd(c->stride[d], c->dil[d]));
         if (i[d] < 0 || i[d] >= c->in[d])
             return -1;
     }
@@ -825,7 +825,7 @@ int64_t recipe_conv_phase_weight_index(const recipe_conv_plan *c, int64_t phase,
     int64_t j[3] = { tap / (t[1] * t[2]), (tap / t[2]) % t[1], tap % t[2] };
     int64_t kk[3];
     for (int d = 0; d < 3; d++)
-        kk[d] = ph_k0(r[d], c->stride[d], c->dil[d]) + j[d] * (c->stride[d] / ph_gcd(c->stride[d], c->dil[d]));
+        kk[d] = ph_kk(r[d], j[d], c->stride[d], c->dil[d]);
     int64_t taps = c->k[0] * c->k[1] * c->k[2];
     return transposed_weight_at(c, co, ch, taps) + (kk[0] * c->k[1] + kk[1]) * c->k[2] + kk[2];
 }
