@@ -965,7 +965,7 @@ static int conv_wgmma_params(const recipe_conv_plan *c, const recipe_hw *hw, int
     k->threads = 128 * (bm / 64 + 1);
     /* a stride-1 transposed convolution flipped (nhwc 2); a strided one in phases (1) */
     int nhwc = c->transposed && !recipe_conv_phases(c) ? 2 : 1;
-    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1 };
+    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1, 0 };
     return 1;
 }
 
@@ -1000,8 +1000,82 @@ static int conv_sm80_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
     return n;
 }
 
-/* Variants: on Hopper the WGMMA kernel first where it fits, then the mma.sync ones below. */
+/* The direct kernel (recipes/conv_direct.cu) in the same place: output coordinate o reads
+ * input coordinate i through tap k, or not (-1), along a dim. */
+static int64_t direct_tap_in(const recipe_conv_plan *c, int d, int64_t o, int64_t k)
+{
+    if (c->transposed) {
+        int64_t t = o + c->pad[d] - k * c->dil[d];
+        if (t < 0 || t % c->stride[d])
+            return -1;
+        return t / c->stride[d] < c->in[d] ? t / c->stride[d] : -1;
+    }
+    int64_t i = o * c->stride[d] - c->pad[d] + k * c->dil[d];
+    return i >= 0 && i < c->in[d] ? i : -1;
+}
+
+/* The products an output element takes, on average over the output: a group's input
+ * channels times the taps that reach it (the pixels are a product of the dims', so the
+ * mean is the product of each dim's mean count). */
+double recipe_conv_direct_products(const recipe_conv_plan *c)
+{
+    double taps = 1.0;
+    for (int d = 0; d < 3; d++) {
+        int64_t hits = 0;
+        for (int64_t o = 0; o < c->out[d]; o++)
+            for (int64_t k = 0; k < c->k[d]; k++)
+                hits += direct_tap_in(c, d, o, k) >= 0;
+        taps *= c->out[d] > 0 ? (double)hits / (double)c->out[d] : 0.0;
+    }
+    return taps * (double)(c->cin / c->groups);
+}
+
+/*
+ * The direct kernel where a strided transposed convolution's outputs take few products
+ * (at most RECIPE_CONV_DIRECT_PRODUCTS on average: level 1 #81 11.5, #73 27, #79 48): it
+ * is bound by writing y, which the implicit GEMM does phase by phase, a stride apart, after
+ * padding those products to tensor-core tiles. Its channel block: the widest of 32, 16, 8, 4
+ * that divides a group's output channels and whose weights (ci x taps x (block + 4) floats)
+ * take at most 96 KB; pixel blocks a CTA: 8, fewer where the grid would have under 8 CTAs
+ * an SM. Not with a reduction over the channels after it, nor depthwise.
+ */
+static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, recipe_params *k)
+{
+    if (!recipe_conv_phases(c) || c->chanred || c->depthwise ||
+        recipe_conv_direct_products(c) > RECIPE_CONV_DIRECT_PRODUCTS)
+        return false;
+    int64_t cin_g = c->cin / c->groups, taps = c->k[0] * c->k[1] * c->k[2], plane = c->out[0] * c->out[1] * c->out[2];
+    int co = 0;
+    for (int b = 32; b >= 4 && !co; b /= 2)
+        if (c->gn % b == 0 && cin_g * taps * (b + 4) * 4 <= 96 * 1024)
+            co = b;
+    if (!co || c->n * c->groups * (c->gn / co) >= 65536)
+        return false;
+    const int threads = 128;
+    int iters = 8;
+    while (iters > 1 && (plane + threads * iters - 1) / (threads * iters) * c->n * c->groups * (c->gn / co) < 8LL * hw->sms)
+        iters /= 2;
+    memset(k, 0, sizeof *k);
+    k->threads = threads;
+    k->conv.dw_threads = threads;
+    k->conv.stages = iters;
+    k->conv.direct_co = co;
+    return true;
+}
+
+/* Variants: the direct kernel first where it is offered; on Hopper the WGMMA kernel
+ * (first, or after the direct one) where it fits, then the mma.sync ones below. */
 int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
+{
+    recipe_params direct;
+    if (max >= 2 && conv_direct_params(&p->conv, hw, &direct)) {
+        out[0] = direct;
+        return 1 + recipe_conv_variants_tiled(p, hw, out + 1, max - 1);
+    }
+    return recipe_conv_variants_tiled(p, hw, out, max);
+}
+
+int recipe_conv_variants_tiled(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     if (max >= 2 && conv_wgmma_fits(&p->conv, hw))
         return push_conv_wgmma(p, hw, out, conv_sm80_variants(p, hw, out, max - 1));
@@ -1021,14 +1095,14 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
 static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     static const recipe_conv_params cand[] = {
-        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma */
-        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0 },
-        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0 },
-        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0 },
-        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0 },
-        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0 },
-        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0 },
-        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0 },
+        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma, direct_co */
+        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0 },
+        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0 },
+        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0, 0 },
+        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0, 0 },
+        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0 },
+        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0, 0 },
+        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0 },
     };
     const recipe_conv_plan *c = &p->conv;
     int64_t cout32 = (c->gn + 31) / 32 * 32;
@@ -1081,7 +1155,7 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
      * Grouped plans take neither channels-last nor the flipped form: the tail below only
      * adds the plain TF32 copy of this first one. */
     if (c->groups > 1 && c->gn <= 16 && n > 0) {
-        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0 };
+        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0, 0 };
         if (n >= max - 1)
             n = max - 2;
         memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
@@ -1107,12 +1181,17 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
 const char *recipe_conv_template(const recipe_plan *p, const recipe_params *k)
 {
     (void)p;
-    return k->conv.dw_threads > 0 ? "conv_dw.cu" : "conv_tc.cu";
+    return k->conv.direct_co > 0 ? "conv_direct.cu" : k->conv.dw_threads > 0 ? "conv_dw.cu" : "conv_tc.cu";
 }
 
 void recipe_conv_params_format(const recipe_params *k, strbuf *out)
 {
     const recipe_conv_params *v = &k->conv;
+    if (v->direct_co) {
+        strbuf_addf(out, "conv direct threads=%d channels=%d pixel-blocks=%d", v->dw_threads, v->direct_co,
+                    v->stages);
+        return;
+    }
     if (v->dw_threads) {
         strbuf_addf(out, "conv depthwise direct threads=%d", v->dw_threads);
         return;
@@ -1197,6 +1276,8 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
         strbuf_adds(sb, "#define CGR_NHWC 1\n");
     if (v->wgmma)
         strbuf_adds(sb, "#define CGR_WGMMA 1\n");
+    if (v->direct_co)
+        strbuf_addf(sb, "#define CGR_CO_T %d\n#define CGR_ITERS %d\n", v->direct_co, v->stages);
     if (v->dw_threads)
         strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
     else

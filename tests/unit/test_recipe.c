@@ -1772,6 +1772,15 @@ static void test_convt_plans_generate(void **state)
     load("convt_l1_77_3d", &p);
     c = &p.conv;
     assert_true(c->dims == 3 && c->out[0] == 33 && c->out[1] == 65 && c->out[2] == 65 && c->gk == 32 * 27);
+    /* the direct kernel's measure: 32 channels x the mean taps reaching an output, a dim's
+     * counted over its outputs (here 33 and 65 x 65 of them) */
+    assert_float_equal(recipe_conv_direct_products(c), 93.28737313968082, 1e-9);
+    recipe_plan_release(&p);
+    load("convt_l1_81_stride5", &p);
+    assert_float_equal(recipe_conv_direct_products(&p.conv), 11.44772382247984, 1e-9);
+    recipe_plan_release(&p);
+    load("convt_l1_79_1d", &p);
+    assert_float_equal(recipe_conv_direct_products(&p.conv), 47.99957275553606, 1e-9);
     recipe_plan_release(&p);
     /* level 2 #5: output_padding 1, the conv's bias, - bias[64,1,1], tanh */
     load("convt_l2_5_sub_tanh", &p);
@@ -1800,13 +1809,21 @@ static void test_convt_plans_generate(void **state)
         recipe_params v[RECIPE_MAX_VARIANTS];
         int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
         assert_true(n >= 2);
-        /* on Hopper the WGMMA kernel first (test_conv_wgmma_variants): stride 1 flipped,
-         * strided in sub-pixel phases where a dim has stride 1 or dilation 1 (not #77, #79,
-         * #81: stride and dilation 2 in one dim) */
-        int first = v[0].conv.wgmma ? 1 : 0;
-        assert_int_equal(first, recipe_conv_flippable(&p.conv) || recipe_conv_phases(&p.conv));
-        if (first && !recipe_conv_flippable(&p.conv))
+        /* the direct kernel first where the outputs take at most 64 products on average:
+         * #81 (11.4), #79 (48.0); not #77 (93.3) */
+        bool direct = !strcmp(names[i], "convt_l1_79_1d") || !strcmp(names[i], "convt_l1_81_stride5");
+        assert_int_equal(v[0].conv.direct_co > 0, direct);
+        if (direct)
             assert_variant_source(&p, &v[0], names[i], 0,
+                                  (const char *const[]){ "recipes/conv_direct.cu", "#define CGR_TRANSPOSED 1\n",
+                                                         "#define CGR_CO_T 32\n#define CGR_ITERS 8\n", NULL });
+        int d = direct ? 1 : 0;
+        /* then on Hopper the WGMMA kernel (test_conv_wgmma_variants): stride 1 flipped,
+         * strided in sub-pixel phases */
+        int first = d + (v[d].conv.wgmma ? 1 : 0);
+        assert_int_equal(first - d, recipe_conv_flippable(&p.conv) || recipe_conv_phases(&p.conv));
+        if (first > d && !recipe_conv_flippable(&p.conv))
+            assert_variant_source(&p, &v[d], names[i], d,
                                   (const char *const[]){ "recipes/conv_tc.cu",
                                                          "#define CGR_TRANSPOSED 1\n#define CGR_PHASES 1\n"
                                                          "#define CGR_NHWC 1\n#define CGR_WGMMA 1\n", NULL });

@@ -1,0 +1,302 @@
+// recipes/conv_direct.cu: a direct fp32 transposed convolution, grouped or not, on the
+// CUDA cores, with a fused pointwise epilogue: a thread an output pixel and CO_T output
+// channels of one group, the group's weights for those channels in shared memory.
+//
+// Per dim, y[nb, co, o] = epi(sum over the group's ci and the taps k with o = i*S - P + k*D,
+// 0 <= i < I, of x[nb, ci, i] * w[ci, co % COUT_G, k]), summed in fp32 with fmaf, taps in
+// (kd, kh, kw) order, then channels.
+//
+// Why: a strided transposed convolution whose sub-pixel phases take few taps (level 1 #81:
+// stride 5 and dilation 2, so 9 of its 25 phases have one tap and 16 none; #73: 8 input
+// channels a group) does a few dozen products an output and is bound by writing y. The
+// implicit GEMM (recipes/conv_tc.cu) pads such products to tensor-core tiles and writes y
+// phase by phase, a stride apart; here y is written once, in its own order, coalesced.
+//
+// A CTA: THREADS consecutive output pixels of one (nb, group, block of CO_T channels), ITERS
+// times over, after staging the block's weights once. Shared memory holds them as
+// ws[ci][tap][CO_T + 4]: float4 reads of 4 channels, the pad putting the rows of different
+// taps (a warp's threads in different phases read different taps) on different banks.
+// A warp's x loads for a tap are neighbouring pixels of one row (L1 serves the rest).
+//
+// Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
+// line; the defaults make this file compile on its own (a small transposed convolution of
+// stride 5, dilation 2). With CGR_DIRECT_EMULATE defined, the kernel and cg_forward are
+// left out: the host emulator (tests/cli/recipe_direct_emu.cpp) runs the index math.
+#include <cutegen/abi.h>
+#include <cstdint>
+#include <type_traits>
+#include "ops.cuh"  // recipe:inline
+
+// recipe:params
+#ifndef CGR_GENERATED
+#define CGR_NB 2
+#define CGR_CIN 8
+#define CGR_COUT 16
+#define CGR_GROUPS 1
+#define CGR_TRANSPOSED 1
+#define CGR_ID 1
+#define CGR_IH 8
+#define CGR_IW 16
+#define CGR_KD 1
+#define CGR_KH 3
+#define CGR_KW 3
+#define CGR_OD 1
+#define CGR_OH 38
+#define CGR_OW 78
+#define CGR_SD 1
+#define CGR_SH 5
+#define CGR_SW 5
+#define CGR_PD 0
+#define CGR_PH 1
+#define CGR_PW 1
+#define CGR_DD 1
+#define CGR_DH 2
+#define CGR_DW 2
+#define CGR_X 0
+#define CGR_W 1
+#define CGR_THREADS 128
+#define CGR_CO_T 16
+#define CGR_ITERS 4
+#define CGR_NIN 2
+#define CGR_INPUTS(X) X(0, CGR_CV_OPERAND) X(1, CGR_CV_OPERAND)
+#define CGR_IN_NDIMS {4, 4}
+#define CGR_IN_SHAPES {{2, 8, 8, 16}, {8, 16, 3, 3}}
+#define CGR_OUT_NDIM 4
+#define CGR_OUT_SHAPE {2, 16, 38, 78}
+__device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
+#endif
+#ifndef CGR_GROUPS
+#define CGR_GROUPS 1
+#endif
+
+#define CGR_CV_UNUSED 0
+#define CGR_CV_OPERAND 1
+#define CGR_CV_FULL 2
+#define CGR_CV_SCALAR 3
+#define CGR_CV_CHAN 4
+
+#ifdef CGR_DIRECT_EMULATE
+#define CGR_DX  // the index math on the host
+#else
+#define CGR_DX __device__
+#endif
+
+namespace cgr_direct {
+
+constexpr int kNb = CGR_NB, kCin = CGR_CIN, kCout = CGR_COUT, kG = CGR_GROUPS;
+constexpr int kCinG = kCin / kG, kCoutG = kCout / kG;
+constexpr int kID = CGR_ID, kIH = CGR_IH, kIW = CGR_IW;
+constexpr int kKD = CGR_KD, kKH = CGR_KH, kKW = CGR_KW;
+constexpr int kOD = CGR_OD, kOH = CGR_OH, kOW = CGR_OW;
+constexpr int kSD = CGR_SD, kSH = CGR_SH, kSW = CGR_SW;
+constexpr int kPD = CGR_PD, kPH = CGR_PH, kPW = CGR_PW;
+constexpr int kDD = CGR_DD, kDH = CGR_DH, kDW = CGR_DW;
+constexpr int64_t kPlaneIn = int64_t(kID) * kIH * kIW;
+constexpr int64_t kPlaneOut = int64_t(kOD) * kOH * kOW;
+constexpr int kTaps = kKD * kKH * kKW;
+constexpr int kThreads = CGR_THREADS, kCoT = CGR_CO_T, kIters = CGR_ITERS;
+constexpr int kCoBlocks = kCoutG / kCoT;
+constexpr int kRow = kCoT + 4;  // floats of a (ci, tap) row of ws
+constexpr int kWsFloats = kCinG * kTaps * kRow;
+constexpr int kSmem = kWsFloats * int(sizeof(float));
+constexpr int64_t kPixBlocks = (kPlaneOut + int64_t(kThreads) * kIters - 1) / (int64_t(kThreads) * kIters);
+constexpr int kNin = CGR_NIN;
+static_assert(CGR_TRANSPOSED, "a transposed convolution");
+static_assert(kCin % kG == 0 && kCout % kG == 0, "groups divide the channels");
+static_assert(kCoT % 4 == 0 && kCoutG % kCoT == 0, "a group's channels in blocks of 4-vectors");
+static_assert(kSmem <= 200 * 1024, "a channel block's weights fit shared memory");
+static_assert(int64_t(kNb) * kG * kCoBlocks < 65536 && kPixBlocks < (int64_t(1) << 31), "grid limits");
+
+// The input coordinate that output coordinate o reads through tap k along a dim of input
+// extent I, stride S, padding P, dilation D, or -1: o is not on the stride's grid from that
+// tap, or the input coordinate is past the input.
+template <int I, int S, int P, int D> CGR_DX __forceinline__ int tap_in(int o, int k)
+{
+    const int t = o + P - k * D;
+    if (t < 0 || t % S != 0)
+        return -1;
+    return t / S < I ? t / S : -1;
+}
+
+// Element e of a channel block's staging (the weight read in its own order: taps fastest):
+// its input channel ci (within the group), tap and channel co (within the block).
+CGR_DX __forceinline__ void stage_slot(int e, int &ci, int &tap, int &co)
+{
+    tap = e % kTaps;
+    co = (e / kTaps) % kCoT;
+    ci = e / (kTaps * kCoT);
+}
+
+// The weight element ([CIN, COUT/G, taps]) ws[ci][tap][co] holds for group g, channel block cb.
+CGR_DX __forceinline__ int64_t w_src(int g, int cb, int ci, int tap, int co)
+{
+    return (int64_t(g * kCinG + ci) * kCoutG + cb * kCoT + co) * kTaps + tap;
+}
+
+CGR_DX __forceinline__ int ws_index(int ci, int tap, int co) { return (ci * kTaps + tap) * kRow + co; }
+
+// acc[co] = the sums of output pixel pix (within the plane) for the staged channel block;
+// X points at x[nb, g * CIN_G] (the group's first input plane).
+CGR_DX __forceinline__ void pixel_sums(const float *__restrict__ X, const float *ws, int64_t pix, float (&acc)[kCoT])
+{
+    const int od = int(pix / (int64_t(kOH) * kOW));
+    const int r = int(pix - int64_t(od) * kOH * kOW);
+    const int oh = r / kOW, ow = r - oh * kOW;
+#pragma unroll
+    for (int co = 0; co < kCoT; ++co)
+        acc[co] = 0.f;
+#pragma unroll
+    for (int kd = 0; kd < kKD; ++kd) {
+        const int id = tap_in<kID, kSD, kPD, kDD>(od, kd);
+        if (id < 0)
+            continue;
+#pragma unroll
+        for (int kh = 0; kh < kKH; ++kh) {
+            const int ih = tap_in<kIH, kSH, kPH, kDH>(oh, kh);
+            if (ih < 0)
+                continue;
+#pragma unroll
+            for (int kw = 0; kw < kKW; ++kw) {
+                const int iw = tap_in<kIW, kSW, kPW, kDW>(ow, kw);
+                if (iw < 0)
+                    continue;
+                const float *xp = X + (int64_t(id) * kIH + ih) * kIW + iw;
+                const float4 *wt = reinterpret_cast<const float4 *>(ws + ws_index(0, (kd * kKH + kh) * kKW + kw, 0));
+#pragma unroll 4
+                for (int ci = 0; ci < kCinG; ++ci) {
+                    const float v = __ldg(xp + ci * kPlaneIn);
+                    const float4 *w4 = wt + ci * (kTaps * kRow / 4);
+#pragma unroll
+                    for (int q = 0; q < kCoT / 4; ++q) {
+                        const float4 w = w4[q];
+                        acc[4 * q] = fmaf(v, w.x, acc[4 * q]);
+                        acc[4 * q + 1] = fmaf(v, w.y, acc[4 * q + 1]);
+                        acc[4 * q + 2] = fmaf(v, w.z, acc[4 * q + 2]);
+                        acc[4 * q + 3] = fmaf(v, w.w, acc[4 * q + 3]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#ifndef CGR_DIRECT_EMULATE
+template <int I> struct In;
+#define CGR_DEF_IN(i, k) template <> struct In<i> { static constexpr int kind = k; };
+CGR_INPUTS(CGR_DEF_IN)
+#undef CGR_DEF_IN
+
+template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
+
+struct Params {
+    const float *in[kNin > 0 ? kNin : 1];
+    float *out;
+};
+
+template <int I> __device__ __forceinline__ float load_in(const Params &p, int64_t idx, int c)
+{
+    constexpr int kind = In<I>::kind;
+    if constexpr (kind == CGR_CV_FULL)
+        return __ldg(p.in[I] + idx);
+    else if constexpr (kind == CGR_CV_SCALAR)
+        return __ldg(p.in[I]);
+    else if constexpr (kind == CGR_CV_CHAN)
+        return __ldg(p.in[I] + c);
+    else
+        return 0.f;
+}
+
+// grid (pixel blocks, NB x G x channel blocks): see the top
+__global__ void __launch_bounds__(kThreads) direct_kernel(const Params p)
+{
+    extern __shared__ float4 smem4[];
+    float *ws = reinterpret_cast<float *>(smem4);
+    const int by = int(blockIdx.y);
+    const int cb = by % kCoBlocks, g = (by / kCoBlocks) % kG, nb = by / (kCoBlocks * kG);
+    const float *W = p.in[CGR_W];
+    for (int e = int(threadIdx.x); e < kCinG * kCoT * kTaps; e += kThreads) {
+        int ci, tap, co;
+        stage_slot(e, ci, tap, co);
+        ws[ws_index(ci, tap, co)] = __ldg(W + w_src(g, cb, ci, tap, co));
+    }
+    __syncthreads();
+    const float *X = p.in[CGR_X] + (int64_t(nb) * kCin + int64_t(g) * kCinG) * kPlaneIn;
+    for (int it = 0; it < kIters; ++it) {
+        const int64_t pix = (int64_t(blockIdx.x) * kIters + it) * kThreads + threadIdx.x;
+        if (pix >= kPlaneOut)
+            return;
+        float acc[kCoT];
+        pixel_sums(X, ws, pix, acc);
+#pragma unroll
+        for (int co = 0; co < kCoT; ++co) {
+            const int c = g * kCoutG + cb * kCoT + co;
+            const int64_t idx = (int64_t(nb) * kCout + c) * kPlaneOut + pix;
+            float xin[kNin > 0 ? kNin : 1];
+            for_inputs([&](auto ic) {
+                constexpr int I = decltype(ic)::value;
+                xin[I] = load_in<I>(p, idx, c);
+            });
+            p.out[idx] = cgr_epi(acc[co], xin);
+        }
+    }
+}
+
+static const int64_t kOutShape[] = CGR_OUT_SHAPE;
+static const int kInNdim[] = CGR_IN_NDIMS;
+static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
+#endif  // CGR_DIRECT_EMULATE
+
+}  // namespace cgr_direct
+
+#ifndef CGR_DIRECT_EMULATE
+CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
+{
+    (void)in; (void)n_in;
+    return 0;
+}
+
+CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
+                         void *workspace, size_t workspace_bytes, cudaStream_t stream)
+{
+    using namespace cgr_direct;
+    (void)workspace; (void)workspace_bytes;
+    if (n_in != kNin || n_out != 1)
+        return CG_UNSUPPORTED;
+    if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
+        return CG_UNSUPPORTED;
+    Params p{};
+    bool ok = true;
+    auto check = [&](int i, int kind) {
+        const cg_tensor &t = in[i];
+        p.in[i] = static_cast<const float *>(t.data);
+        if (kind == CGR_CV_UNUSED)
+            return;
+        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i]) {
+            ok = false;
+            return;
+        }
+        for (int d = 0; d < t.ndim; ++d)
+            if (t.shape[d] != kInShape[i][d])
+                ok = false;
+        if (kind != CGR_CV_SCALAR && !cg_is_contiguous(&t))
+            ok = false;
+        if (kind == CGR_CV_SCALAR && cg_numel(&t) != 1)
+            ok = false;
+    };
+#define CGR_CHECK_IN(i, k) check(i, k);
+    CGR_INPUTS(CGR_CHECK_IN)
+#undef CGR_CHECK_IN
+    if (!ok)
+        return CG_UNSUPPORTED;
+    if (kPlaneOut == 0 || kNb == 0)
+        return CG_OK;
+    p.out = static_cast<float *>(out[0].data);
+    if (kSmem > 48 * 1024 &&
+        cudaFuncSetAttribute(direct_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem) != cudaSuccess)
+        return CG_LAUNCH_FAILED;
+    direct_kernel<<<dim3(unsigned(kPixBlocks), unsigned(kNb * kG * kCoBlocks)), kThreads, kSmem, stream>>>(p);
+    if (cudaGetLastError() != cudaSuccess)
+        return CG_LAUNCH_FAILED;
+    return CG_OK;
+}
+#endif  // CGR_DIRECT_EMULATE

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# cutegen recipe, CONV family: the direct transposed convolution (recipes/conv_direct.cu) of
+# each small problem in tests/data/recipe/conv-direct/ (level 1 #81's stride 5 and dilation
+# 2, #79's 1D stride and dilation 2, a grouped 3D one with an even kernel and output
+# padding) generated as the first variant, which must be the direct one, its kernel compiled
+# with the host C++ compiler into tests/cli/recipe_direct_emu.cpp, which stages the weights
+# and sums every output through the template's own index math and compares each with the
+# transposed convolution by PyTorch's definition, in double. Needs a C++17 compiler and the
+# CUDA headers; skips, saying so, without them.
+. "$(dirname "$0")/lib.sh"
+
+need_host_cute
+
+mkdir -p "$TMP/gen" "$TMP/bin" "$TMP/log"
+for spec in "$SRC"/tests/data/recipe/conv-direct/*.json; do
+  name=$(basename "$spec" .json)
+  tests=$((tests + 1))
+  first=$("$CUTEGEN" recipe --spec "$spec" --list 2>&1 | grep -m 1 "^variant 0:")
+  case $first in
+    *"conv direct"*) ;;
+    *) echo "FAIL: $name: variant 0 is not the direct kernel: ${first:-none listed}"; failures=$((failures + 1)); continue ;;
+  esac
+  if ! "$CUTEGEN" recipe --spec "$spec" --variant 0 --out "$TMP/gen/$name.cu" >/dev/null 2>"$TMP/log/$name.gen"; then
+    echo "FAIL: $name: generation"; sed 's/^/  /' "$TMP/log/$name.gen"; failures=$((failures + 1)); continue
+  fi
+  if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \
+       "$SRC/tests/cli/recipe_direct_emu.cpp" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
+    echo "FAIL: compile $name"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+  elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
+    echo "ok: $name (${first#variant 0: }): $(tail -1 "$TMP/log/$name.log")"
+  else
+    echo "FAIL: $name:"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+  fi
+done
+finish
