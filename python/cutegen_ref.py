@@ -654,14 +654,38 @@ def summarize(times_ms):
             "std_ms": statistics.pstdev(s) if len(s) > 1 else 0.0}
 
 
+_L2_RESET = []
+
+
+def reset_persisting_l2(torch):
+    """As the worker does before each flush: every persisting (evict-last) line in L2 put
+    back to normal once the earlier calls are done, so that no kernel keeps its inputs in L2
+    through the flush (cuCtxResetPersistingL2Cache, on the current context: torch's).
+    CUTEGEN_L2_RESET=0 leaves them (tests/gpu/l2_persist.sh only)."""
+    if os.environ.get("CUTEGEN_L2_RESET") == "0":
+        return
+    if not _L2_RESET:
+        try:
+            f = ctypes.CDLL("libcuda.so.1").cuCtxResetPersistingL2Cache
+            f.restype = ctypes.c_int
+        except (OSError, AttributeError):
+            f = None
+        _L2_RESET.append(f)
+    if _L2_RESET[0] is not None:
+        torch.cuda.synchronize()
+        _L2_RESET[0]()
+
+
 def timed_calls(torch, fn, iters, flush, stream, before=None):
-    """The worker's method, call by call: (before(), untimed), flush L2 by writing a buffer
-    larger than it, CUDA events on the stream around fn(), a device-wide sync (work that
-    escapes the stream is waited for). Returns the event times in ms."""
+    """The worker's method, call by call: (before(), untimed), persisting L2 lines put back
+    to normal, flush L2 by writing a buffer larger than it, CUDA events on the stream around
+    fn(), a device-wide sync (work that escapes the stream is waited for). Returns the event
+    times in ms."""
     times = []
     for _ in range(iters):
         if before is not None:
             before()
+        reset_persisting_l2(torch)
         flush.fill_(1)
         start = torch.cuda.Event(enable_timing=True)
         end = torch.cuda.Event(enable_timing=True)

@@ -307,7 +307,26 @@ static double median_of(const double *v, int n)
     return m;
 }
 
-/* Timing: warm-ups, then for each iteration re-poison the outputs (a kernel that keeps
+/* Lines a kernel loaded evict-last (persisting) may outlast the flush, which writes with
+ * normal priority: a candidate could keep its inputs in L2 from one timed call to the next.
+ * So before each flush every persisting line is put back to normal, once the earlier calls
+ * are done (the reset acts when it returns). CUTEGEN_L2_RESET=0 leaves them, for
+ * tests/gpu/l2_persist.sh alone: it shows what the reset prevents. */
+static bool l2_reset_wanted(void)
+{
+    const char *v = getenv("CUTEGEN_L2_RESET");
+    return !(v && strcmp(v, "0") == 0);
+}
+
+static void reset_persisting_l2(void)
+{
+    cudaDeviceSynchronize();
+    if (cudaCtxResetPersistingL2Cache() != cudaSuccess)
+        (void)cudaGetLastError(); /* not supported here (MIG, MPS): nothing persists either */
+}
+
+/* Timing: warm-ups, then for each iteration put persisting L2 lines back to normal,
+ * re-poison the outputs (a kernel that keeps
  * results from an earlier call leaves NaN behind), flush L2 by writing a buffer larger
  * than it, and time the call with events on the given stream. Work that escapes the
  * stream shows as a tail: the time a device-wide synchronisation still takes once the end
@@ -353,7 +372,10 @@ static bool handle_time(json_t *req, cudaStream_t stream)
     double *wall = calloc((size_t)iters, sizeof(double));
     double *tail = calloc((size_t)iters, sizeof(double));
     int status = 0;
+    const bool l2_reset = l2_reset_wanted();
     for (int it = 0; it < iters; it++) {
+        if (l2_reset)
+            reset_persisting_l2();
         for (int o = 0; o < tt.n_outputs; o++)
             cudaMemsetAsync(tt.outputs[o].data, 0xFF, tt.output_bytes[o], stream);
         cudaMemsetAsync(flush, it & 0xFF, flush_bytes, stream);

@@ -129,6 +129,9 @@ if [ -z "$ONLY" ] || [ "$ONLY" = adversarial ]; then
     while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
   done
   wait
+  # and by its timing: l2_persist.cu, evict-last loads, against its plain twin (alone on the GPU)
+  CG="$CUTEGEN" tests/gpu/l2_persist.sh >"$OUT/l2_persist.txt" 2>&1
+  tail -1 "$OUT/l2_persist.txt" >"$OUT/results/timing-l2_persist.txt"
 fi
 cat "$OUT"/results/*.txt >"$OUT/table.txt" 2>/dev/null
 pass=$(grep -c '^ok ' "$OUT/table.txt")
