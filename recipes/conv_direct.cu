@@ -12,11 +12,13 @@
 // implicit GEMM (recipes/conv_tc.cu) pads such products to tensor-core tiles and writes y
 // phase by phase, a stride apart; here y is written once, in its own order, coalesced.
 //
-// A CTA: THREADS consecutive output pixels of one (nb, group, block of CO_T channels), ITERS
-// times over, after staging the block's weights once. Shared memory holds them as
-// ws[ci][tap][CO_T + 4]: float4 reads of 4 channels, the pad putting the rows of different
-// taps (a warp's threads in different phases read different taps) on different banks.
-// A warp's x loads for a tap are neighbouring pixels of one row (L1 serves the rest).
+// A CTA: THREADS output pixels of one (nb, group, block of CO_T channels), ITERS times over,
+// after staging the block's weights once. A row is cut into chunks of 32 x SW outputs, and
+// warp r of a chunk takes its outputs of width phase r (ow = chunk + r + SW x lane): a
+// warp's lanes share their taps (no divergence between phases, one weight address a read),
+// their x loads are neighbouring pixels, and the chunk's SW warps, adjacent, fill the same
+// output sectors together. Shared memory holds the weights as ws[ci][tap][CO_T + 4]: float4
+// reads of 4 channels (the pad staggers different taps' rows over the banks).
 //
 // Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
 // line; the defaults make this file compile on its own (a small transposed convolution of
@@ -99,7 +101,10 @@ constexpr int kCoBlocks = kCoutG / kCoT;
 constexpr int kRow = kCoT + 4;  // floats of a (ci, tap) row of ws
 constexpr int kWsFloats = kCinG * kTaps * kRow;
 constexpr int kSmem = kWsFloats * int(sizeof(float));
-constexpr int64_t kPixBlocks = (kPlaneOut + int64_t(kThreads) * kIters - 1) / (int64_t(kThreads) * kIters);
+constexpr int kChunk = 32 * kSW;                                   // outputs of a row a chunk
+constexpr int kRowJ = (kOW + kChunk - 1) / kChunk * kChunk;           // a row's threads, whole chunks
+constexpr int64_t kPlaneJ = int64_t(kOD) * kOH * kRowJ;               // threads a plane
+constexpr int64_t kPixBlocks = (kPlaneJ + int64_t(kThreads) * kIters - 1) / (int64_t(kThreads) * kIters);
 constexpr int kNin = CGR_NIN;
 static_assert(CGR_TRANSPOSED, "a transposed convolution");
 static_assert(kCin % kG == 0 && kCout % kG == 0, "groups divide the channels");
@@ -135,13 +140,22 @@ CGR_DX __forceinline__ int64_t w_src(int g, int cb, int ci, int tap, int co)
 
 CGR_DX __forceinline__ int ws_index(int ci, int tap, int co) { return (ci * kTaps + tap) * kRow + co; }
 
-// acc[co] = the sums of output pixel pix (within the plane) for the staged channel block;
-// X points at x[nb, g * CIN_G] (the group's first input plane).
-CGR_DX __forceinline__ void pixel_sums(const float *__restrict__ X, const float *ws, int64_t pix, float (&acc)[kCoT])
+// The output pixel of thread j of a plane (see the top); false past the row's end.
+CGR_DX __forceinline__ bool pixel_of(int64_t j, int &od, int &oh, int &ow)
 {
-    const int od = int(pix / (int64_t(kOH) * kOW));
-    const int r = int(pix - int64_t(od) * kOH * kOW);
-    const int oh = r / kOW, ow = r - oh * kOW;
+    const int64_t row = j / kRowJ;
+    const int jj = int(j - row * kRowJ);
+    od = int(row / kOH);
+    oh = int(row - int64_t(od) * kOH);
+    ow = jj / kChunk * kChunk + (jj / 32) % kSW + kSW * (jj % 32);
+    return ow < kOW;
+}
+
+// acc[co] = the sums of output pixel (od, oh, ow) for the staged channel block; X points at
+// x[nb, g * CIN_G] (the group's first input plane).
+CGR_DX __forceinline__ void pixel_sums(const float *__restrict__ X, const float *ws, int od, int oh, int ow,
+                                       float (&acc)[kCoT])
+{
 #pragma unroll
     for (int co = 0; co < kCoT; ++co)
         acc[co] = 0.f;
@@ -222,11 +236,15 @@ __global__ void __launch_bounds__(kThreads) direct_kernel(const Params p)
     __syncthreads();
     const float *X = p.in[CGR_X] + (int64_t(nb) * kCin + int64_t(g) * kCinG) * kPlaneIn;
     for (int it = 0; it < kIters; ++it) {
-        const int64_t pix = (int64_t(blockIdx.x) * kIters + it) * kThreads + threadIdx.x;
-        if (pix >= kPlaneOut)
+        const int64_t j = (int64_t(blockIdx.x) * kIters + it) * kThreads + threadIdx.x;
+        int od, oh, ow;
+        if (j >= kPlaneJ)
             return;
+        if (!pixel_of(j, od, oh, ow))
+            continue;
         float acc[kCoT];
-        pixel_sums(X, ws, pix, acc);
+        pixel_sums(X, ws, od, oh, ow, acc);
+        const int64_t pix = (int64_t(od) * kOH + oh) * kOW + ow;
 #pragma unroll
         for (int co = 0; co < kCoT; ++co) {
             const int c = g * kCoutG + cb * kCoT + co;

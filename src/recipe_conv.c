@@ -1032,9 +1032,11 @@ double recipe_conv_direct_products(const recipe_conv_plan *c)
 
 /*
  * The direct kernel where a strided transposed convolution's outputs take few products
- * (at most RECIPE_CONV_DIRECT_PRODUCTS on average: level 1 #81 11.5, #73 27, #79 48): it
- * is bound by writing y, which the implicit GEMM does phase by phase, a stride apart, after
- * padding those products to tensor-core tiles. Its channel block: the widest of 32, 16, 8, 4
+ * (at most RECIPE_CONV_DIRECT_SECOND on average: first up to RECIPE_CONV_DIRECT_PRODUCTS,
+ * level 1 #81 11.4, #79 48.0; second, after the tensor-core kernel, up to the other: #77
+ * 93.3, #73 108): it is bound by writing y (or, past ~30 products, by the CUDA cores'
+ * FMAs), where the implicit GEMM writes y phase by phase, a stride apart, after padding
+ * those products to tensor-core tiles. Its channel block: the widest of 32, 16, 8, 4
  * that divides a group's output channels and whose weights (ci x taps x (block + 4) floats)
  * take at most 96 KB; pixel blocks a CTA: 8, fewer where the grid would have under 8 CTAs
  * an SM. Not with a reduction over the channels after it, nor depthwise.
@@ -1042,7 +1044,7 @@ double recipe_conv_direct_products(const recipe_conv_plan *c)
 static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, recipe_params *k)
 {
     if (!recipe_conv_phases(c) || c->chanred || c->depthwise ||
-        recipe_conv_direct_products(c) > RECIPE_CONV_DIRECT_PRODUCTS)
+        recipe_conv_direct_products(c) > RECIPE_CONV_DIRECT_SECOND)
         return false;
     int64_t cin_g = c->cin / c->groups, taps = c->k[0] * c->k[1] * c->k[2], plane = c->out[0] * c->out[1] * c->out[2];
     int co = 0;
@@ -1063,16 +1065,20 @@ static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, r
     return true;
 }
 
-/* Variants: the direct kernel first where it is offered; on Hopper the WGMMA kernel
- * (first, or after the direct one) where it fits, then the mma.sync ones below. */
+/* Variants: the direct kernel first or second where it is offered (see above); on Hopper
+ * the WGMMA kernel where it fits, then the mma.sync ones below. */
 int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     recipe_params direct;
-    if (max >= 2 && conv_direct_params(&p->conv, hw, &direct)) {
-        out[0] = direct;
-        return 1 + recipe_conv_variants_tiled(p, hw, out + 1, max - 1);
-    }
-    return recipe_conv_variants_tiled(p, hw, out, max);
+    if (max < 2 || !conv_direct_params(&p->conv, hw, &direct))
+        return recipe_conv_variants_tiled(p, hw, out, max);
+    int at = recipe_conv_direct_products(&p->conv) <= RECIPE_CONV_DIRECT_PRODUCTS ? 0 : 1;
+    int n = recipe_conv_variants_tiled(p, hw, out, max - 1);
+    if (at > n)
+        at = n;
+    memmove(&out[at + 1], &out[at], (size_t)(n - at) * sizeof out[0]);
+    out[at] = direct;
+    return n + 1;
 }
 
 int recipe_conv_variants_tiled(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)

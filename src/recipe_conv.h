@@ -71,9 +71,11 @@ int recipe_conv_variants(const recipe_plan *plan, const recipe_hw *hw, recipe_pa
 /* The same without the direct kernel (the tensor-core ones only). */
 int recipe_conv_variants_tiled(const recipe_plan *plan, const recipe_hw *hw, recipe_params *out, int max);
 /* The direct kernel (recipes/conv_direct.cu): the products an output element takes on
- * average (a group's input channels x the taps that reach it); offered where a strided
- * transposed convolution's are at most RECIPE_CONV_DIRECT_PRODUCTS. */
+ * average (a group's input channels x the taps that reach it); offered first where a
+ * strided transposed convolution's are at most RECIPE_CONV_DIRECT_PRODUCTS, second (after
+ * the tensor-core kernel) up to RECIPE_CONV_DIRECT_SECOND. */
 #define RECIPE_CONV_DIRECT_PRODUCTS 64.0
+#define RECIPE_CONV_DIRECT_SECOND 128.0
 double recipe_conv_direct_products(const recipe_conv_plan *c);
 const char *recipe_conv_template(const recipe_plan *plan, const recipe_params *k);
 void recipe_conv_emit_params(const recipe_plan *plan, const recipe_params *k, strbuf *sb);

@@ -3,7 +3,8 @@
 // it against a direct one in double: the weights staged the way the kernel stages them
 // (stage_slot, w_src, ws_index: every slot of a channel block written once), then every
 // output pixel of every (nb, group, channel block) summed by the template's own pixel_sums
-// (tap_in's taps, the x offsets, the ws rows), before the epilogue.
+// (tap_in's taps, the x offsets, the ws rows), before the epilogue, the pixels taken in the
+// kernel's order (pixel_of: each thread of a plane its pixel, every pixel once).
 // The reference: the transposed convolution by PyTorch's definition (y[o] += x[i] w[ci, co, k]
 // for o = i*S - P + k*D), every (o, k) tried.
 //
@@ -93,9 +94,19 @@ int main()
                     ws[s] = w[src];
                 }
                 const float *X = x.data() + (int64_t(nb) * kCin + int64_t(g) * kCinG) * kPlaneIn;
-                for (int64_t pix = 0; pix < kPlaneOut; ++pix) {
+                for (int64_t j = 0; j < kPlaneJ; ++j) {
+                    int od, oh, ow;
+                    if (!pixel_of(j, od, oh, ow))
+                        continue;
+                    const int64_t pix = (int64_t(od) * kOH + oh) * kOW + ow;
+                    if (od < 0 || od >= kOD || oh < 0 || oh >= kOH || ow < 0 ||
+                        !std::isnan(y[(int64_t(nb) * kCout + g * kCoutG + cb * kCoT) * kPlaneOut + pix])) {
+                        std::printf("thread %lld: pixel (%d, %d, %d) outside the plane or taken twice\n", (long long)j, od,
+                                    oh, ow);
+                        return 1;
+                    }
                     float acc[kCoT];
-                    pixel_sums(X, ws.data(), pix, acc);
+                    pixel_sums(X, ws.data(), od, oh, ow, acc);
                     for (int co = 0; co < kCoT; ++co) {
                         const int c = g * kCoutG + cb * kCoT + co;
                         y[(int64_t(nb) * kCout + c) * kPlaneOut + pix] = acc[co];
