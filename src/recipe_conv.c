@@ -1033,10 +1033,13 @@ double recipe_conv_direct_products(const recipe_conv_plan *c)
 /*
  * The direct kernel where a strided transposed convolution's outputs take few products
  * (at most RECIPE_CONV_DIRECT_SECOND on average: first up to RECIPE_CONV_DIRECT_PRODUCTS,
- * level 1 #81 11.4, #79 48.0; second, after the tensor-core kernel, up to the other: #77
- * 93.3, #73 108): it is bound by writing y (or, past ~30 products, by the CUDA cores'
- * FMAs), where the implicit GEMM writes y phase by phase, a stride apart, after padding
- * those products to tensor-core tiles. Its channel block: the widest of 32, 16, 8, 4
+ * level 1 #81 11.4, #75 20, the CIN-3 layers of level 2 #50, 60, 72, 89, 96 10; second,
+ * after the tensor-core kernel, up to the other: level 1 #79 48, level 2 #15 and #74 54):
+ * where the implicit GEMM pads those products to tensor-core tiles. H100, session 29
+ * (docs/perf.md): it won at 10-20 products (#81 1.98 ms against the WGMMA phases' 2.62,
+ * #75 1.36 against the mma.sync phases' 3.47) and at 48 in 1D (#79 2.43 against 2.86),
+ * lost at 54 (level 2 #15 1.54 against 0.78) and at 93-108 (#77 4.51 against 1.99, #73
+ * 4.08 against 3.39: not offered). Its channel block: the widest of 32, 16, 8, 4
  * that divides a group's output channels and whose weights (ci x taps x (block + 4) floats)
  * take at most 96 KB; pixel blocks a CTA: 8, fewer where the grid would have under 8 CTAs
  * an SM. Not with a reduction over the channels after it, nor depthwise.

@@ -74,8 +74,8 @@ int recipe_conv_variants_tiled(const recipe_plan *plan, const recipe_hw *hw, rec
  * average (a group's input channels x the taps that reach it); offered first where a
  * strided transposed convolution's are at most RECIPE_CONV_DIRECT_PRODUCTS, second (after
  * the tensor-core kernel) up to RECIPE_CONV_DIRECT_SECOND. */
-#define RECIPE_CONV_DIRECT_PRODUCTS 64.0
-#define RECIPE_CONV_DIRECT_SECOND 128.0
+#define RECIPE_CONV_DIRECT_PRODUCTS 32.0
+#define RECIPE_CONV_DIRECT_SECOND 64.0
 double recipe_conv_direct_products(const recipe_conv_plan *c);
 const char *recipe_conv_template(const recipe_plan *plan, const recipe_params *k);
 void recipe_conv_emit_params(const recipe_plan *plan, const recipe_params *k, strbuf *sb);
