@@ -19,6 +19,11 @@
 // their x loads are neighbouring pixels, and the chunk's SW warps, adjacent, fill the same
 // output sectors together. Shared memory holds the weights as ws[ci][tap][CO_T + 4]: float4
 // reads of 4 channels (the pad staggers different taps' rows over the banks).
+// With CGR_DIRECT_STAGE 1 (a lab option; THREADS a multiple of 32 x SW, so that a CTA holds
+// whole chunks) a warp's stores are no longer SW floats apart: each thread puts its sums in
+// a shared tile at its pixel's place in the chunk ([CO_T][THREADS]; a warp's lanes SW apart,
+// conflict-free for odd SW), and after a barrier thread t writes the chunk's t-th pixel of
+// each channel, the epilogue applied there: whole 128-byte rows a warp.
 //
 // Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
 // line; the defaults make this file compile on its own (a small transposed convolution of
@@ -70,6 +75,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_GROUPS
 #define CGR_GROUPS 1
 #endif
+#ifndef CGR_DIRECT_STAGE
+#define CGR_DIRECT_STAGE 0
+#endif
 
 #define CGR_CV_UNUSED 0
 #define CGR_CV_OPERAND 1
@@ -100,7 +108,9 @@ constexpr int kThreads = CGR_THREADS, kCoT = CGR_CO_T, kIters = CGR_ITERS;
 constexpr int kCoBlocks = kCoutG / kCoT;
 constexpr int kRow = kCoT + 4;  // floats of a (ci, tap) row of ws
 constexpr int kWsFloats = kCinG * kTaps * kRow;
-constexpr int kSmem = kWsFloats * int(sizeof(float));
+constexpr bool kStage = CGR_DIRECT_STAGE != 0;
+constexpr int kTileFloats = kStage ? kCoT * kThreads : 0;  // CGR_DIRECT_STAGE: the sums' tile
+constexpr int kSmem = (kWsFloats + kTileFloats) * int(sizeof(float));
 constexpr int kChunk = 32 * kSW;                                   // outputs of a row a chunk
 constexpr int kRowJ = (kOW + kChunk - 1) / kChunk * kChunk;           // a row's threads, whole chunks
 constexpr int64_t kPlaneJ = int64_t(kOD) * kOH * kRowJ;               // threads a plane
@@ -111,6 +121,7 @@ static_assert(kCin % kG == 0 && kCout % kG == 0, "groups divide the channels");
 static_assert(kCoT % 4 == 0 && kCoutG % kCoT == 0, "a group's channels in blocks of 4-vectors");
 static_assert(kSmem <= 200 * 1024, "a channel block's weights fit shared memory");
 static_assert(int64_t(kNb) * kG * kCoBlocks < 65536 && kPixBlocks < (int64_t(1) << 31), "grid limits");
+static_assert(!kStage || kThreads % kChunk == 0, "staged stores: a CTA holds whole chunks");
 
 // The input coordinate that output coordinate o reads through tap k along a dim of input
 // extent I, stride S, padding P, dilation D, or -1: o is not on the stride's grid from that
@@ -148,6 +159,19 @@ CGR_DX __forceinline__ bool pixel_of(int64_t j, int &od, int &oh, int &ow)
     od = int(row / kOH);
     oh = int(row - int64_t(od) * kOH);
     ow = jj / kChunk * kChunk + (jj / 32) % kSW + kSW * (jj % 32);
+    return ow < kOW;
+}
+
+// CGR_DIRECT_STAGE: where thread t of a CTA puts its sums in the tile (its pixel's place in
+// its chunk), and the pixel the CTA's thread t stores from tile place t: the chunk's t-th
+// (false past the plane or the row; j0 is the CTA's first thread's j).
+CGR_DX __forceinline__ int tile_place(int t) { return t / kChunk * kChunk + (t / 32) % kSW + kSW * (t % 32); }
+CGR_DX __forceinline__ bool stored_pixel(int64_t j0, int t, int &od, int &oh, int &ow)
+{
+    const int64_t jc = j0 + t / kChunk * kChunk;  // the chunk's first thread: its first pixel
+    if (jc >= kPlaneJ || !pixel_of(jc, od, oh, ow))
+        return false;
+    ow += t % kChunk;
     return ow < kOW;
 }
 
@@ -235,26 +259,45 @@ __global__ void __launch_bounds__(kThreads) direct_kernel(const Params p)
     }
     __syncthreads();
     const float *X = p.in[CGR_X] + (int64_t(nb) * kCin + int64_t(g) * kCinG) * kPlaneIn;
+    // y at output pixel (od, oh, ow), channel co of the block: the epilogue of sum r
+    auto store = [&](int od, int oh, int ow, int co, float r) {
+        const int c = g * kCoutG + cb * kCoT + co;
+        const int64_t idx = (int64_t(nb) * kCout + c) * kPlaneOut + (int64_t(od) * kOH + oh) * kOW + ow;
+        float xin[kNin > 0 ? kNin : 1];
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            xin[I] = load_in<I>(p, idx, c);
+        });
+        p.out[idx] = cgr_epi(r, xin);
+    };
     for (int it = 0; it < kIters; ++it) {
-        const int64_t j = (int64_t(blockIdx.x) * kIters + it) * kThreads + threadIdx.x;
+        const int64_t j0 = (int64_t(blockIdx.x) * kIters + it) * kThreads, j = j0 + threadIdx.x;
+        if (j0 >= kPlaneJ)
+            return;  // the whole CTA: j0 is the same for all its threads
         int od, oh, ow;
-        if (j >= kPlaneJ)
-            return;
-        if (!pixel_of(j, od, oh, ow))
-            continue;
+        const bool mine = j < kPlaneJ && pixel_of(j, od, oh, ow);
         float acc[kCoT];
-        pixel_sums(X, ws, od, oh, ow, acc);
-        const int64_t pix = (int64_t(od) * kOH + oh) * kOW + ow;
+        if (mine)
+            pixel_sums(X, ws, od, oh, ow, acc);
+        if constexpr (kStage) {
+            float *tile = ws + kWsFloats;
+            if (mine) {
+                const int at = tile_place(int(threadIdx.x));
 #pragma unroll
-        for (int co = 0; co < kCoT; ++co) {
-            const int c = g * kCoutG + cb * kCoT + co;
-            const int64_t idx = (int64_t(nb) * kCout + c) * kPlaneOut + pix;
-            float xin[kNin > 0 ? kNin : 1];
-            for_inputs([&](auto ic) {
-                constexpr int I = decltype(ic)::value;
-                xin[I] = load_in<I>(p, idx, c);
-            });
-            p.out[idx] = cgr_epi(acc[co], xin);
+                for (int co = 0; co < kCoT; ++co)
+                    tile[co * kThreads + at] = acc[co];
+            }
+            __syncthreads();
+            if (stored_pixel(j0, int(threadIdx.x), od, oh, ow)) {
+#pragma unroll 4
+                for (int co = 0; co < kCoT; ++co)
+                    store(od, oh, ow, co, tile[co * kThreads + threadIdx.x]);
+            }
+            __syncthreads();  // the tile is read: the next pixel block may overwrite it
+        } else if (mine) {
+#pragma unroll
+            for (int co = 0; co < kCoT; ++co)
+                store(od, oh, ow, co, acc[co]);
         }
     }
 }

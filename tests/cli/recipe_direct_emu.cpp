@@ -4,7 +4,9 @@
 // (stage_slot, w_src, ws_index: every slot of a channel block written once), then every
 // output pixel of every (nb, group, channel block) summed by the template's own pixel_sums
 // (tap_in's taps, the x offsets, the ws rows), before the epilogue, the pixels taken in the
-// kernel's order (pixel_of: each thread of a plane its pixel, every pixel once).
+// kernel's order (pixel_of: each thread of a plane its pixel, every pixel once); with
+// CGR_DIRECT_STAGE the CTAs' tiles too (tile_place, stored_pixel: every output stored once,
+// the value its thread summed).
 // The reference: the transposed convolution by PyTorch's definition (y[o] += x[i] w[ci, co, k]
 // for o = i*S - P + k*D), every (o, k) tried.
 //
@@ -113,6 +115,51 @@ int main()
                     }
                 }
             }
+    // CGR_DIRECT_STAGE: the kernel's CTAs again, each pixel block's sums put in the tile at
+    // tile_place and stored from it by stored_pixel; every output the same value, once
+    if (kStage) {
+        std::vector<float> tile(kTileFloats), ys(ny, NAN);
+        for (int nb = 0; nb < kNb; ++nb)
+            for (int g = 0; g < kG; ++g)
+                for (int cb = 0; cb < kCoBlocks; ++cb)
+                    for (int64_t j0 = 0; j0 < kPlaneJ; j0 += kThreads) {
+                        std::fill(tile.begin(), tile.end(), NAN);
+                        for (int t = 0; t < kThreads; ++t) {
+                            int od, oh, ow;
+                            if (j0 + t >= kPlaneJ || !pixel_of(j0 + t, od, oh, ow))
+                                continue;
+                            const int at = tile_place(t);
+                            for (int co = 0; co < kCoT; ++co) {
+                                const int c = g * kCoutG + cb * kCoT + co;
+                                if (at < 0 || at >= kThreads || !std::isnan(tile[co * kThreads + at])) {
+                                    std::printf("staged: thread %d's tile place %d out of range or taken twice\n", t, at);
+                                    return 1;
+                                }
+                                tile[co * kThreads + at] = y[(int64_t(nb) * kCout + c) * kPlaneOut + (int64_t(od) * kOH + oh) * kOW + ow];
+                            }
+                        }
+                        for (int t = 0; t < kThreads; ++t) {
+                            int od, oh, ow;
+                            if (!stored_pixel(j0, t, od, oh, ow))
+                                continue;
+                            for (int co = 0; co < kCoT; ++co) {
+                                const int64_t yi = (int64_t(nb) * kCout + g * kCoutG + cb * kCoT + co) * kPlaneOut +
+                                                   (int64_t(od) * kOH + oh) * kOW + ow;
+                                if (!std::isnan(ys[yi]) || std::isnan(tile[co * kThreads + t])) {
+                                    std::printf("staged: thread %d stores pixel (%d, %d, %d) twice or from an empty place\n", t,
+                                                od, oh, ow);
+                                    return 1;
+                                }
+                                ys[yi] = tile[co * kThreads + t];
+                            }
+                        }
+                    }
+        for (int64_t i = 0; i < ny; ++i)
+            if (!(ys[i] == y[i])) {
+                std::printf("staged: y[%lld] = %.9g stored, %.9g summed\n", (long long)i, ys[i], y[i]);
+                return 1;
+            }
+    }
     for (int64_t i = 0; i < ny; ++i) {
         nonzero += mag[i] > 0;
         if (!(std::fabs(y[i] - ref[i]) <= 1e-5 * (mag[i] + 1e-30))) {
@@ -125,7 +172,7 @@ int main()
         std::printf("%d of %lld outputs wrong\n", bad, (long long)ny);
         return 1;
     }
-    std::printf("all %lld outputs match (%d with taps; groups %d, %d channels a thread)\n", (long long)ny, nonzero, kG,
-                kCoT);
+    std::printf("all %lld outputs match (%d with taps; groups %d, %d channels a thread%s)\n", (long long)ny, nonzero, kG,
+                kCoT, kStage ? "; stores staged through the tile" : "");
     return 0;
 }

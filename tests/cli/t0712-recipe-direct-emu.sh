@@ -5,8 +5,10 @@
 # padding) generated as the first variant, which must be the direct one, its kernel compiled
 # with the host C++ compiler into tests/cli/recipe_direct_emu.cpp, which stages the weights
 # and sums every output through the template's own index math and compares each with the
-# transposed convolution by PyTorch's definition, in double. Needs a C++17 compiler and the
-# CUDA headers; skips, saying so, without them.
+# transposed convolution by PyTorch's definition, in double; then again in the lab form
+# CGR_DIRECT_STAGE (the sums stored through a shared tile, a CTA a chunk of 32 x SW
+# outputs: every output stored once, from the place its thread put it). Needs a C++17
+# compiler and the CUDA headers; skips, saying so, without them.
 . "$(dirname "$0")/lib.sh"
 
 need_host_cute
@@ -23,13 +25,20 @@ for spec in "$SRC"/tests/data/recipe/conv-direct/*.json; do
   if ! "$CUTEGEN" recipe --spec "$spec" --variant 0 --out "$TMP/gen/$name.cu" >/dev/null 2>"$TMP/log/$name.gen"; then
     echo "FAIL: $name: generation"; sed 's/^/  /' "$TMP/log/$name.gen"; failures=$((failures + 1)); continue
   fi
-  if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \
-       "$SRC/tests/cli/recipe_direct_emu.cpp" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
-    echo "FAIL: compile $name"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-  elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
-    echo "ok: $name (${first#variant 0: }): $(tail -1 "$TMP/log/$name.log")"
-  else
-    echo "FAIL: $name:"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-  fi
+  # and the lab form CGR_DIRECT_STAGE (stores through a shared tile): a CTA a chunk of 32 x SW
+  sw=$(sed -n 's/^#define CGR_SW \([0-9]*\)$/\1/p' "$TMP/gen/$name.cu" | head -1)  # the generated one, before the defaults
+  { echo "#define CGR_DIRECT_STAGE 1"; sed "s/^#define CGR_THREADS [0-9]*$/#define CGR_THREADS $((32 * ${sw:-1}))/" "$TMP/gen/$name.cu"; } \
+    >"$TMP/gen/$name-stage.cu"
+  for form in "$name" "$name-stage"; do
+    [ "$form" = "$name" ] || tests=$((tests + 1))
+    if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$form.cu\"" "${incs[@]}" \
+         "$SRC/tests/cli/recipe_direct_emu.cpp" -o "$TMP/bin/$form" >"$TMP/log/$form.log" 2>&1; then
+      echo "FAIL: compile $form"; grep -m 8 error "$TMP/log/$form.log" | sed 's/^/  /'; failures=$((failures + 1))
+    elif "$TMP/bin/$form" >>"$TMP/log/$form.log" 2>&1; then
+      echo "ok: $form (${first#variant 0: }): $(tail -1 "$TMP/log/$form.log")"
+    else
+      echo "FAIL: $form:"; tail -n 8 "$TMP/log/$form.log" | sed 's/^/  /'; failures=$((failures + 1))
+    fi
+  done
 done
 finish
