@@ -15,10 +15,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export OUT=${OUT:-.deps/lab60}
+mkdir -p "$OUT"
 . bench/labs/lib.sh  # b, def, p, listed, lab_task
 for t in level1/81 level1/79 level1/75; do
   lab_task "$t" d "conv direct" || continue
-  sw=$(build/cutegen recipe --spec "$spec" --variant "$w" | sed -n 's/^#define CGR_SW \([0-9]*\)$/\1/p' | head -1)
+  build/cutegen recipe --spec "$spec" --variant "$w" --out "$OUT/sw.cu" >/dev/null
+  sw=$(sed -n 's/^#define CGR_SW \([0-9]*\)$/\1/p' "$OUT/sw.cu" | head -1)  # the generated one
   p "$d" "$t" "$spec" "$w" direct
   p "$d" "$t" "$spec" "$w" stage-$((32 * sw)) "CGR_DIRECT_STAGE 1" "s/^#define CGR_THREADS [0-9]*$/#define CGR_THREADS $((32 * sw))/"
   p "$d" "$t" "$spec" "$w" stage-$((64 * sw)) "CGR_DIRECT_STAGE 1" "s/^#define CGR_THREADS [0-9]*$/#define CGR_THREADS $((64 * sw))/"
