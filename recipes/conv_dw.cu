@@ -52,12 +52,6 @@
 __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
 #endif
 
-#define CGR_CV_UNUSED 0
-#define CGR_CV_OPERAND 1
-#define CGR_CV_FULL 2
-#define CGR_CV_SCALAR 3
-#define CGR_CV_CHAN 4
-
 namespace cgr_dw {
 
 constexpr int kC = CGR_COUT;
@@ -75,30 +69,7 @@ constexpr int kThreads = CGR_THREADS;
 constexpr int kNin = CGR_NIN;
 static_assert(CGR_CIN == CGR_COUT, "depthwise: one filter a channel");
 
-template <int I> struct In;
-#define CGR_DEF_IN(i, k) template <> struct In<i> { static constexpr int kind = k; };
-CGR_INPUTS(CGR_DEF_IN)
-#undef CGR_DEF_IN
-
-template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
-
-struct Params {
-    const float *in[kNin > 0 ? kNin : 1];
-    float *out;
-};
-
-template <int I> __device__ __forceinline__ float load_in(const Params &p, int64_t idx, int c)
-{
-    constexpr int kind = In<I>::kind;
-    if constexpr (kind == CGR_CV_FULL)
-        return __ldg(p.in[I] + idx);
-    else if constexpr (kind == CGR_CV_SCALAR)
-        return __ldg(p.in[I]);
-    else if constexpr (kind == CGR_CV_CHAN)
-        return __ldg(p.in[I] + c);
-    else
-        return 0.f;
-}
+#include "conv_inputs.cuh"  // recipe:inline
 
 __global__ void __launch_bounds__(kThreads) dw_kernel(const Params p)
 {
@@ -143,8 +114,6 @@ __global__ void __launch_bounds__(kThreads) dw_kernel(const Params p)
 }
 
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
-static const int kInNdim[] = CGR_IN_NDIMS;
-static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
 
 }  // namespace cgr_dw
 
@@ -164,28 +133,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
         return CG_UNSUPPORTED;
     Params p{};
-    bool ok = true;
-    auto check = [&](int i, int kind) {
-        const cg_tensor &t = in[i];
-        p.in[i] = static_cast<const float *>(t.data);
-        if (kind == CGR_CV_UNUSED)
-            return;
-        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i]) {
-            ok = false;
-            return;
-        }
-        for (int d = 0; d < t.ndim; ++d)
-            if (t.shape[d] != kInShape[i][d])
-                ok = false;
-        if (kind != CGR_CV_SCALAR && !cg_is_contiguous(&t))
-            ok = false;
-        if (kind == CGR_CV_SCALAR && cg_numel(&t) != 1)
-            ok = false;
-    };
-#define CGR_CHECK_IN(i, k) check(i, k);
-    CGR_INPUTS(CGR_CHECK_IN)
-#undef CGR_CHECK_IN
-    if (!ok)
+    if (!inputs_fit(in, p))
         return CG_UNSUPPORTED;
     if (kTotal == 0)
         return CG_OK;
