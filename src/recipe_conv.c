@@ -1000,23 +1000,19 @@ static int conv_sm80_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
     return n;
 }
 
-/* The direct kernel (recipes/conv_direct.cu) in the same place: output coordinate o reads
- * input coordinate i through tap k, or not (-1), along a dim. */
+/* As the direct kernel's tap_in (recipes/conv_direct.cu): the input coordinate that output
+ * coordinate o of a transposed convolution reads through tap k along dim d, or -1. */
 static int64_t direct_tap_in(const recipe_conv_plan *c, int d, int64_t o, int64_t k)
 {
-    if (c->transposed) {
-        int64_t t = o + c->pad[d] - k * c->dil[d];
-        if (t < 0 || t % c->stride[d])
-            return -1;
-        return t / c->stride[d] < c->in[d] ? t / c->stride[d] : -1;
-    }
-    int64_t i = o * c->stride[d] - c->pad[d] + k * c->dil[d];
-    return i >= 0 && i < c->in[d] ? i : -1;
+    int64_t t = o + c->pad[d] - k * c->dil[d];
+    if (t < 0 || t % c->stride[d])
+        return -1;
+    return t / c->stride[d] < c->in[d] ? t / c->stride[d] : -1;
 }
 
-/* The products an output element takes, on average over the output: a group's input
- * channels times the taps that reach it (the pixels are a product of the dims', so the
- * mean is the product of each dim's mean count). */
+/* The products an output element of a transposed convolution takes, on average over the
+ * output: a group's input channels times the taps that reach it (the pixels are a product
+ * of the dims', so the mean is the product of each dim's mean count). */
 double recipe_conv_direct_products(const recipe_conv_plan *c)
 {
     double taps = 1.0;

@@ -70,8 +70,9 @@ void recipe_conv_summary(const recipe_plan *plan, strbuf *out);
 int recipe_conv_variants(const recipe_plan *plan, const recipe_hw *hw, recipe_params *out, int max);
 /* The same without the direct kernel (the tensor-core ones only). */
 int recipe_conv_variants_tiled(const recipe_plan *plan, const recipe_hw *hw, recipe_params *out, int max);
-/* The direct kernel (recipes/conv_direct.cu): the products an output element takes on
- * average (a group's input channels x the taps that reach it); offered first where a
+/* The direct kernel (recipes/conv_direct.cu): the products an output element of a
+ * transposed convolution takes on average (a group's input channels x the taps that reach
+ * it); offered first where a
  * strided transposed convolution's are at most RECIPE_CONV_DIRECT_PRODUCTS, second (after
  * the tensor-core kernel) up to RECIPE_CONV_DIRECT_SECOND. */
 #define RECIPE_CONV_DIRECT_PRODUCTS 32.0
