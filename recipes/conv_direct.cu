@@ -215,6 +215,11 @@ CGR_DX __forceinline__ void pixel_sums(const float *__restrict__ X, const float 
 #ifndef CGR_DIRECT_EMULATE
 #include "conv_inputs.cuh"  // recipe:inline
 
+struct Params {
+    const float *in[kNin > 0 ? kNin : 1];
+    float *out;
+};
+
 // grid (pixel blocks, NB x G x channel blocks): see the top
 __global__ void __launch_bounds__(kThreads) direct_kernel(const Params p)
 {
@@ -235,10 +240,7 @@ __global__ void __launch_bounds__(kThreads) direct_kernel(const Params p)
         const int c = g * kCoutG + cb * kCoT + co;
         const int64_t idx = (int64_t(nb) * kCout + c) * kPlaneOut + (int64_t(od) * kOH + oh) * kOW + ow;
         float xin[kNin > 0 ? kNin : 1];
-        for_inputs([&](auto ic) {
-            constexpr int I = decltype(ic)::value;
-            xin[I] = load_in<I>(p, idx, c);
-        });
+        inputs_at(p, idx, c, xin);
         p.out[idx] = cgr_epi(r, xin);
     };
     for (int it = 0; it < kIters; ++it) {

@@ -71,6 +71,11 @@ static_assert(CGR_CIN == CGR_COUT, "depthwise: one filter a channel");
 
 #include "conv_inputs.cuh"  // recipe:inline
 
+struct Params {
+    const float *in[kNin > 0 ? kNin : 1];
+    float *out;
+};
+
 __global__ void __launch_bounds__(kThreads) dw_kernel(const Params p)
 {
     const int64_t idx = int64_t(blockIdx.x) * kThreads + threadIdx.x;
@@ -106,10 +111,7 @@ __global__ void __launch_bounds__(kThreads) dw_kernel(const Params p)
         }
     }
     float x[kNin > 0 ? kNin : 1];
-    for_inputs([&](auto ic) {
-        constexpr int I = decltype(ic)::value;
-        x[I] = load_in<I>(p, idx, c);
-    });
+    inputs_at(p, idx, c, x);
     p.out[idx] = cgr_epi(acc, x);
 }
 

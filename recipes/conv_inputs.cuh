@@ -1,7 +1,8 @@
-// recipes/conv_inputs.cuh: how the direct convolution templates (conv_dw.cu, conv_direct.cu)
-// read their epilogue's inputs; inlined by the generator inside the template's namespace,
-// after kNin (CGR_NIN) and the parameters block. What each input is (CGR_INPUTS), its value
-// at an output element, and cg_forward's checks of the inputs (which also fill Params).
+// recipes/conv_inputs.cuh: how the convolution templates (conv_tc.cu, conv_dw.cu,
+// conv_direct.cu) read their epilogue's inputs; inlined by the generator inside the
+// template's namespace, after kNin (CGR_NIN) and before its Params (any struct with
+// `const float *in[]`). What each input is (CGR_INPUTS), its value at an output element,
+// the values of all of them there, and cg_forward's checks of the inputs.
 
 // How the epilogue reads an input: not at all, an operand of the convolution (x or the
 // weight: not read there), the output's shape (contiguous), one element, one value per
@@ -19,13 +20,8 @@ CGR_INPUTS(CGR_DEF_IN)
 
 template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
 
-struct Params {
-    const float *in[kNin > 0 ? kNin : 1];
-    float *out;
-};
-
-// Input I's value at output element idx, of output channel c.
-template <int I> __device__ __forceinline__ float load_in(const Params &p, int64_t idx, int c)
+// Input I at output element y[idx], output channel c.
+template <int I, class P> __device__ __forceinline__ float load_in(const P &p, int64_t idx, int c)
 {
     constexpr int kind = In<I>::kind;
     if constexpr (kind == CGR_CV_FULL)
@@ -38,12 +34,21 @@ template <int I> __device__ __forceinline__ float load_in(const Params &p, int64
         return 0.f;
 }
 
+// The epilogue's inputs at output element y[idx], output channel c.
+template <class P> __device__ __forceinline__ void inputs_at(const P &p, int64_t idx, int c, float (&x)[kNin > 0 ? kNin : 1])
+{
+    for_inputs([&](auto ic) {
+        constexpr int I = decltype(ic)::value;
+        x[I] = load_in<I>(p, idx, c);
+    });
+}
+
 static const int kInNdim[] = CGR_IN_NDIMS;
 static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
 
 // cg_forward's checks: every input used is fp32 of the spec's shape, contiguous (a scalar:
 // one element); fills p.in. False: CG_UNSUPPORTED.
-inline bool inputs_fit(const cg_tensor *in, Params &p)
+template <class P> inline bool inputs_fit(const cg_tensor *in, P &p)
 {
     bool ok = true;
     auto check = [&](int i, int kind) {

@@ -146,14 +146,6 @@ __device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; ret
 #include <cutlass/arch/barrier.h>
 #endif
 
-// How the epilogue reads an input: not at all, an operand of the convolution (not read
-// by the epilogue), the output's shape (contiguous), one element, one value per channel.
-#define CGR_CV_UNUSED 0
-#define CGR_CV_OPERAND 1
-#define CGR_CV_FULL 2
-#define CGR_CV_SCALAR 3
-#define CGR_CV_CHAN 4
-
 namespace cgr_conv {
 
 using namespace cute;
@@ -312,12 +304,7 @@ __device__ __forceinline__ void cp_async16(float *dst, const float *src, bool va
 
 // ---------------------------------------------------------------- epilogue inputs
 
-template <int I> struct In;
-#define CGR_DEF_IN(i, k) template <> struct In<i> { static constexpr int kind = k; };
-CGR_INPUTS(CGR_DEF_IN)
-#undef CGR_DEF_IN
-
-template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
+#include "conv_inputs.cuh"  // recipe:inline
 
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];
@@ -335,29 +322,6 @@ struct Params {
     const float *amax;      // the largest |x| and |w| (amax_kernel), for their scales
 #endif
 };
-
-// Input I at output element y[idx], channel co.
-template <int I> __device__ __forceinline__ float load_in(const Params &p, int64_t idx, int co)
-{
-    constexpr int kind = In<I>::kind;
-    if constexpr (kind == CGR_CV_FULL)
-        return __ldg(p.in[I] + idx);
-    else if constexpr (kind == CGR_CV_SCALAR)
-        return __ldg(p.in[I]);
-    else if constexpr (kind == CGR_CV_CHAN)
-        return __ldg(p.in[I] + co);
-    else
-        return 0.f;
-}
-
-// The epilogue's inputs at output element y[idx], channel co.
-__device__ __forceinline__ void inputs_at(const Params &p, int64_t idx, int co, float (&x)[kNin > 0 ? kNin : 1])
-{
-    for_inputs([&](auto ic) {
-        constexpr int I = decltype(ic)::value;
-        x[I] = load_in<I>(p, idx, co);
-    });
-}
 
 __device__ __forceinline__ float finish(const Params &p, float acc, int64_t idx, int co)
 {
@@ -1611,8 +1575,6 @@ inline int launch(Params &p, void *workspace, cudaStream_t stream)
 #endif  // CGR_CONV_EMULATE
 
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
-static const int kInNdim[] = CGR_IN_NDIMS;
-static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
 
 }  // namespace cgr_conv
 
@@ -1647,28 +1609,7 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (!cgr::output_fits(out[0], CG_FLOAT32, CGR_OUT_NDIM, kOutShape))
         return CG_UNSUPPORTED;
     Params p{};
-    bool ok = true;
-    auto check = [&](int i, int kind) {
-        const cg_tensor &t = in[i];
-        p.in[i] = static_cast<const float *>(t.data);
-        if (kind == CGR_CV_UNUSED)
-            return;
-        if (t.dtype != CG_FLOAT32 || t.ndim != kInNdim[i]) {
-            ok = false;
-            return;
-        }
-        for (int d = 0; d < t.ndim; ++d)
-            if (t.shape[d] != kInShape[i][d])
-                ok = false;
-        if (kind != CGR_CV_SCALAR && !cg_is_contiguous(&t))
-            ok = false;
-        if (kind == CGR_CV_SCALAR && cg_numel(&t) != 1)
-            ok = false;
-    };
-#define CGR_CHECK_IN(i, k) check(i, k);
-    CGR_INPUTS(CGR_CHECK_IN)
-#undef CGR_CHECK_IN
-    if (!ok)
+    if (!inputs_fit(in, p))
         return CG_UNSUPPORTED;
     if (int64_t(kM) * kN == 0)
         return CG_OK;
