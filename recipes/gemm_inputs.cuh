@@ -6,13 +6,15 @@
 
 // How the epilogue reads an input: not at all, an operand of the product (not read),
 // the output's shape (contiguous), one element, one value per column n (a bias), one
-// value per row (an [..., M, 1] tensor).
+// value per row (an [..., M, 1] tensor), one value per row m shared by the batches (a
+// pointwise convolution's bias, one a channel: src/recipe_conv.c recipe_conv_as_gemm).
 #define CGR_GE_UNUSED 0
 #define CGR_GE_OPERAND 1
 #define CGR_GE_FULL 2
 #define CGR_GE_SCALAR 3
 #define CGR_GE_COL 4
 #define CGR_GE_ROW 5
+#define CGR_GE_MROW 6
 
 #ifndef CGR_BCAST_W
 #define CGR_BCAST_W 0  // > 0: the output is a reduced value broadcast over rows of this width
@@ -40,6 +42,8 @@ template <int I, class P> __device__ __forceinline__ float load_in(const P &p, i
         return __ldg(p.in[I] + n);
     else if constexpr (kind == CGR_GE_ROW)
         return __ldg(p.in[I] + row);
+    else if constexpr (kind == CGR_GE_MROW)
+        return __ldg(p.in[I] + row % kM);
     else
         return 0.f;
 }

@@ -107,7 +107,9 @@ enum recipe_gemm_in {
     RG_FULL,                   /* the output's shape, contiguous */
     RG_SCALAR,                 /* one element */
     RG_COL,                    /* one value per output column (a bias: [N], [1, N]) */
-    RG_ROW                     /* one value per output row ([..., M, 1]) */
+    RG_ROW,                    /* one value per output row ([..., M, 1]) */
+    RG_MROW                    /* one value per row m, shared by the batches (a pointwise
+                                  convolution's bias: one a channel; recipe_conv_as_gemm) */
 };
 
 #define RECIPE_GEMM_MAX_VIEWS 8
@@ -371,6 +373,9 @@ typedef struct recipe_conv_params {
     int direct_co;   /* > 0: recipes/conv_direct.cu, a thread an output pixel and this many
                         output channels on the CUDA cores (threads per CTA in dw_threads,
                         pixel blocks a CTA in stages); 0 otherwise */
+    int as_gemm;     /* 1: a pointwise convolution as the batched GEMM it is (recipes/gemm_tc.cu
+                        or gemm_wgmma.cu, recipe_conv_as_gemm), with recipe_params.gemm's
+                        parameters; 0 otherwise */
 } recipe_conv_params;
 
 /* The tuning parameters of a template. */

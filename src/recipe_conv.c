@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "recipe_conv.h"
+#include "recipe_gemm.h"
 #include "util.h"
 
 /* ================================================================== recognition */
@@ -495,6 +496,11 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
                     c->transposed ? "; transposed: a tap reads x where (o + pad - k*dil) divides by the "
                                     "stride, the weight [CIN, COUT, k] is first copied to [COUT, K] in the workspace"
                                   : "");
+    if (recipe_conv_pointwise(p))
+        strbuf_addf(out, "pointwise: also the batched GEMM it is in NCHW, y[b] = W @ x[b]: M %lld (COUT), N %lld "
+                         "(pixels), K %lld (CIN), batch %lld (variants 'conv as gemm')\n",
+                    (long long)c->cout, (long long)(c->out[0] * c->out[1] * c->out[2]), (long long)c->cin,
+                    (long long)c->n);
     if (recipe_conv_phases(c))
         strbuf_adds(out, "sub-pixel phases: the outputs split by (o + pad) mod stride, each phase a "
                          "dense GEMM over only the taps that reach the input (K / stride a dim)\n");
@@ -965,7 +971,7 @@ static int conv_wgmma_params(const recipe_conv_plan *c, const recipe_hw *hw, int
     k->threads = 128 * (bm / 64 + 1);
     /* a stride-1 transposed convolution flipped (nhwc 2); a strided one in phases (1) */
     int nhwc = c->transposed && !recipe_conv_phases(c) ? 2 : 1;
-    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1, 0 };
+    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1, 0, 0 };
     return 1;
 }
 
@@ -1064,11 +1070,97 @@ static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, r
     return true;
 }
 
+/* ================================================================== pointwise as a GEMM */
+
+bool recipe_conv_pointwise(const recipe_plan *p)
+{
+    const recipe_conv_plan *c = &p->conv;
+    if (c->groups > 1 || c->depthwise || c->chanred)
+        return false;
+    for (int d = 0; d < 3; d++)
+        if (c->k[d] != 1 || c->stride[d] != 1 || c->pad[d] != 0 || c->opad[d] != 0 || c->out[d] != c->in[d])
+            return false;
+    /* the operands as they lie (gemm_tc.cu reads them with the spec's strides, which
+     * the GEMM's leading and batch strides below assume contiguous) */
+    return c->cout > 1 && c->out[0] * c->out[1] * c->out[2] > 1 && contiguous_strides(&p->inputs[c->x]) &&
+           contiguous_strides(&p->inputs[c->w]);
+}
+
+int recipe_conv_as_gemm(const recipe_plan *p, recipe_plan *gp)
+{
+    if (p->family != RECIPE_CONV || !recipe_conv_pointwise(p))
+        return -1;
+    const recipe_conv_plan *c = &p->conv;
+    *gp = *p; /* shallow: the nodes, inputs and epilogue are the convolution's */
+    gp->family = RECIPE_GEMM;
+    gp->staged = NULL;
+    gp->r = 0;
+    gp->root = -1;
+    recipe_gemm_plan *g = &gp->gemm;
+    memset(g, 0, sizeof *g);
+    snprintf(g->node, sizeof g->node, "%s", c->node);
+    snprintf(g->op, sizeof g->op, "%s", "conv1x1");
+    int64_t pixels = c->out[0] * c->out[1] * c->out[2];
+    g->a = c->w;
+    g->b = c->x;
+    g->bias = -1;
+    g->a_kmajor = !c->transposed; /* w[co][ci]; transposed: w[ci][co] */
+    g->b_kmajor = false;          /* x[b][ci][pixel] */
+    g->batch = c->n;
+    g->m = c->cout;
+    g->n = pixels;
+    g->k = c->cin;
+    g->lda = c->transposed ? c->cout : c->cin;
+    g->ldb = pixels;
+    g->a_bstride = 0;
+    g->b_bstride = c->cin * pixels;
+    g->n_last = true;
+    g->acc_node = c->acc_node;
+    recipe_tensor o = conv_output(c);
+    g->ndim = o.ndim;
+    memcpy(g->shape, o.shape, sizeof g->shape);
+    for (int i = 0; i < p->n_inputs; i++)
+        g->in[i] = c->kind[i] == RC_OPERAND ? RG_OPERAND : c->kind[i] == RC_FULL ? RG_FULL
+                 : c->kind[i] == RC_SCALAR ? RG_SCALAR : c->kind[i] == RC_CHAN ? RG_MROW : RG_UNUSED;
+    return 0;
+}
+
+/*
+ * A pointwise convolution's variants: the GEMM's first (recipes/gemm_tc.cu, no gather),
+ * the implicit GEMM's first (to judge the two side by side under `--variants 2`), the
+ * GEMM's next two, then the implicit GEMM's others. In NCHW the 1 x 1 convolution's
+ * implicit GEMM copies x 4 bytes at a time (M along the pixels is the K-major A, which
+ * x is not) or channels-last through the workspace first (a read and a write of x more):
+ * level 1 #87 ran 8.3-8.9 ms against eager's 4.6 on the H100 (docs/perf.md, session 27).
+ */
+static int pointwise_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
+{
+    recipe_plan gp;
+    recipe_params gv[RECIPE_MAX_VARIANTS], tv[RECIPE_MAX_VARIANTS];
+    int ng = 0;
+    if (recipe_conv_as_gemm(p, &gp) == 0)
+        ng = recipe_gemm_variants(&gp, hw, gv, RECIPE_MAX_VARIANTS);
+    int nt = recipe_conv_variants_tiled(p, hw, tv, RECIPE_MAX_VARIANTS);
+    int n = 0, ig = 0, it = 0;
+    for (int slot = 0; n < max && (ig < ng || it < nt); slot++) {
+        bool gemm = ig < ng && (slot != 1 || it >= nt) && (slot < 4 || it >= nt);
+        if (gemm) {
+            out[n] = gv[ig++];
+            out[n++].conv.as_gemm = 1;
+        } else {
+            out[n++] = tv[it++];
+        }
+    }
+    return n;
+}
+
 /* Variants: the direct kernel first or second where it is offered (see above); on Hopper
  * the WGMMA kernel where it fits, then the mma.sync ones below. */
 int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     recipe_params direct;
+    if (recipe_conv_pointwise(p))
+        return pointwise_variants(p, hw, out, max);
     if (max < 2 || !conv_direct_params(&p->conv, hw, &direct))
         return recipe_conv_variants_tiled(p, hw, out, max);
     int at = recipe_conv_direct_products(&p->conv) <= RECIPE_CONV_DIRECT_PRODUCTS ? 0 : 1;
@@ -1100,14 +1192,14 @@ int recipe_conv_variants_tiled(const recipe_plan *p, const recipe_hw *hw, recipe
 static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     static const recipe_conv_params cand[] = {
-        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma, direct_co */
-        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0 },
-        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0 },
-        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0, 0 },
-        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0, 0 },
-        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0 },
-        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0, 0 },
-        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0 },
+        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma, direct_co, as_gemm */
+        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0 },
+        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0 },
+        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0, 0, 0 },
+        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0, 0, 0 },
+        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0 },
+        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0 },
+        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0 },
     };
     const recipe_conv_plan *c = &p->conv;
     int64_t cout32 = (c->gn + 31) / 32 * 32;
@@ -1160,7 +1252,7 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
      * Grouped plans take neither channels-last nor the flipped form: the tail below only
      * adds the plain TF32 copy of this first one. */
     if (c->groups > 1 && c->gn <= 16 && n > 0) {
-        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0, 0 };
+        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0 };
         if (n >= max - 1)
             n = max - 2;
         memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
@@ -1185,13 +1277,19 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
 
 const char *recipe_conv_template(const recipe_plan *p, const recipe_params *k)
 {
-    (void)p;
+    if (k->conv.as_gemm)
+        return recipe_gemm_template(p, k);
     return k->conv.direct_co > 0 ? "conv_direct.cu" : k->conv.dw_threads > 0 ? "conv_dw.cu" : "conv_tc.cu";
 }
 
 void recipe_conv_params_format(const recipe_params *k, strbuf *out)
 {
     const recipe_conv_params *v = &k->conv;
+    if (v->as_gemm) {
+        strbuf_adds(out, "conv as ");
+        recipe_gemm_params_format(k, out);
+        return;
+    }
     if (v->direct_co) {
         strbuf_addf(out, "conv direct threads=%d channels=%d pixel-blocks=%d", v->dw_threads, v->direct_co,
                     v->stages);
@@ -1252,10 +1350,27 @@ static int64_t conv_chain_k(const recipe_conv_plan *c, bool flip)
     return most;
 }
 
+/* A pointwise convolution as its GEMM: recipes/gemm_tc.cu's (or gemm_wgmma.cu's)
+ * parameters, and which inputs are x and the weight (CGR_PW_*: the host emulator's
+ * reference convolves them from their own shapes, not from the GEMM's strides). */
+static void emit_as_gemm(const recipe_plan *p, const recipe_params *k, strbuf *sb)
+{
+    recipe_plan gp;
+    if (recipe_conv_as_gemm(p, &gp))
+        BUG("a GEMM variant for a convolution that is not pointwise");
+    recipe_gemm_emit_params(&gp, k, sb);
+    strbuf_addf(sb, "#define CGR_PW_X %d\n#define CGR_PW_W %d\n#define CGR_PW_TRANSPOSED %d\n", p->conv.x,
+                p->conv.w, p->conv.transposed);
+}
+
 void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb)
 {
     const recipe_conv_plan *c = &p->conv;
     const recipe_conv_params *v = &k->conv;
+    if (v->as_gemm) {
+        emit_as_gemm(p, k, sb);
+        return;
+    }
     static const char *kinds[] = { "CGR_CV_UNUSED", "CGR_CV_OPERAND", "CGR_CV_FULL",
                                    "CGR_CV_SCALAR", "CGR_CV_CHAN" };
     strbuf_adds(sb, "#define CGR_GENERATED 1\n");

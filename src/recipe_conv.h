@@ -62,6 +62,17 @@ bool recipe_conv_nhwc_fits(const recipe_conv_plan *c, const recipe_conv_params *
  * index x and the [CIN][COUT][taps] weight that way). */
 bool recipe_conv_flippable(const recipe_conv_plan *c);
 
+/* A pointwise convolution (1 x 1 taps, stride 1, no padding, groups 1; or such a transposed
+ * one; x and the weight contiguous, no reduction over the channels after it) is a batched
+ * GEMM in NCHW as it lies: y[b] (COUT x P) = W (COUT x CIN) @ x[b] (CIN x P), P the pixels of
+ * an image. recipe_conv_as_gemm fills gemm with that GEMM's plan (family GEMM; M = COUT,
+ * N = P, K = CIN, BATCH = N; A the weight, K-major, or M-major when transposed ([CIN,
+ * COUT]), shared by the batches; B x[b], N-major; the output (BATCH, M, N) is y; an input
+ * a channel read a row, RG_MROW), sharing p's nodes and inputs (a shallow copy: not to be
+ * released); -1 when p is not one. Its variants carry recipe_conv_params.as_gemm. */
+bool recipe_conv_pointwise(const recipe_plan *plan);
+int recipe_conv_as_gemm(const recipe_plan *plan, recipe_plan *gemm);
+
 /* The plan in words (recipe_describe) and on one line (recipe_summary). */
 void recipe_conv_describe(const recipe_plan *plan, strbuf *out);
 void recipe_conv_summary(const recipe_plan *plan, strbuf *out);

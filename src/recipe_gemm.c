@@ -1539,7 +1539,7 @@ void recipe_gemm_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     if (rr == 8)
         strbuf_addf(sb, "#define CGR_GN_GROUP %lld\n#define CGR_GN_EPS %.9g\n", (long long)g->gn_group, g->gn_eps);
     static const char *kinds[] = { "CGR_GE_UNUSED", "CGR_GE_OPERAND", "CGR_GE_FULL", "CGR_GE_SCALAR",
-                                   "CGR_GE_COL", "CGR_GE_ROW" };
+                                   "CGR_GE_COL", "CGR_GE_ROW", "CGR_GE_MROW" };
     strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);
     for (int i = 0; i < p->n_inputs; i++)
         strbuf_addf(sb, " \\\n    X(%d, %s)", i, kinds[g->in[i]]);

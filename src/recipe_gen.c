@@ -462,6 +462,10 @@ void recipe_params_format(const recipe_params *k, strbuf *out)
         strbuf_addf(out, "stage 0 variant %d, stage 1 variant %d", k->stage_v[0], k->stage_v[1]);
         return;
     }
+    if (k->conv.as_gemm) { /* a pointwise convolution as its GEMM */
+        recipe_conv_params_format(k, out);
+        return;
+    }
     if (k->gemm.bm || k->gemm.gemv_rows) {
         recipe_gemm_params_format(k, out);
         return;
@@ -776,7 +780,7 @@ double recipe_error_shrink(const recipe_plan *p, double shrink)
 
 static int *prec_of(recipe_params *k, bool conv)
 {
-    return conv ? &k->conv.prec : &k->gemm.prec;
+    return conv && !k->conv.as_gemm ? &k->conv.prec : &k->gemm.prec;
 }
 
 /* v[0..n) with the first variant of precision prec (else variant 0 copied in it) moved to

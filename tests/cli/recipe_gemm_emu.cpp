@@ -528,6 +528,30 @@ float bcast(const std::vector<std::vector<float>> &in, int i, const int64_t *oid
     return in[i][off];
 }
 
+#ifdef CGR_PW_X
+// A pointwise convolution run as its GEMM (src/recipe_conv.c recipe_conv_as_gemm): the
+// reference convolves x and the weight through their own shapes and strides, not through
+// the GEMM's M, N, K, leading and batch strides, so that a wrong mapping shows:
+// y[b, co, pixel] = sum_ci w[co, ci] x[b, ci, pixel] (transposed: w[ci, co]).
+double pointwise_conv(const std::vector<std::vector<float>> &in, int b, int co, int pixel)
+{
+    const int64_t *xs = kInShape[CGR_PW_X], *xst = kInStride[CGR_PW_X], *wst = kInStride[CGR_PW_W];
+    const int xnd = kInNdim[CGR_PW_X];
+    int64_t xoff = int64_t(b) * xst[0], r = pixel;
+    for (int d = xnd - 1; d >= 2; --d) {
+        xoff += (r % xs[d]) * xst[d];
+        r /= xs[d];
+    }
+    const int64_t cin = xs[1];
+    double dot = 0;
+    for (int64_t ci = 0; ci < cin; ++ci) {
+        const int64_t woff = CGR_PW_TRANSPOSED ? ci * wst[0] + co * wst[1] : co * wst[0] + ci * wst[1];
+        dot += double(in[CGR_PW_X][size_t(xoff + ci * xst[1])]) * double(in[CGR_PW_W][size_t(woff)]);
+    }
+    return dot;
+}
+#endif
+
 }  // namespace
 
 int main()
@@ -641,8 +665,12 @@ int main()
             oidx[size_t(d)] = r % shape[d];
             r /= shape[d];
         }
+        // one value a channel of a pointwise convolution (its bias [COUT]: PyTorch adds it
+        // per channel, not broadcast from the right), contiguous: element m
+        const int64_t m = flat / kN % kM;
         for (int j = 0; j < kNin; ++j)
-            x[size_t(j)] = kKinds[j] >= CGR_GE_FULL ? bcast(in, j, oidx.data(), nd) : 0.f;
+            x[size_t(j)] = kKinds[j] == CGR_GE_MROW ? in[j][size_t(m)]
+                           : kKinds[j] >= CGR_GE_FULL ? bcast(in, j, oidx.data(), nd) : 0.f;
     };
     // the product's shape (torch's matmul result)
     const int64_t pshape_c[] = CGR_PROD_SHAPE;
@@ -653,11 +681,16 @@ int main()
         const int m = int(row % kM), b = int(row / kM);
         for (int n = 0; n < kN; ++n) {
             double dot = 0;
+#ifdef CGR_PW_X
+            dot = pointwise_conv(in, b, m, n);
+            (void)A, (void)B;
+#else
             for (int k = 0; k < kK; ++k) {
                 const double a = A[b * int64_t(CGR_A_BSTRIDE) + (kAKMajor ? int64_t(m) * CGR_LDA + k : int64_t(k) * CGR_LDA + m)];
                 const double bv = B[b * int64_t(CGR_B_BSTRIDE) + (kBKMajor ? int64_t(n) * CGR_LDB + k : int64_t(k) * CGR_LDB + n)];
                 dot += a * bv;
             }
+#endif
             if (!kept(m, n))
                 dot = 0;
             inputs_at(row * kN + n, pshape.data(), pnd);

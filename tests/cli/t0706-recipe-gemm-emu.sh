@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cutegen recipe, GEMM family: generated tensor-core GEMM kernels run on the host. Each
 # small GEMM of tests/data/recipe/emu/ (odd sizes, every operand layout, batches, an N-D
-# operand folded into M, split-K, triu, epilogue inputs of every kind) is generated, its
+# operand folded into M, split-K, triu, epilogue inputs of every kind; pw_*: pointwise
+# convolutions run as their batched GEMM, checked against the convolution) is generated, its
 # kernel (recipes/gemm_tc.cu with the generated parameters) compiled with the host C++
 # compiler into tests/cli/recipe_gemm_emu.cpp, which runs the kernel's tile order,
 # copies, predicates, pipeline bookkeeping, fragment partitions, 3xTF32 split, split-K and
@@ -30,6 +31,15 @@ for spec in "$SRC"/tests/data/recipe/emu/*.json; do
     case $name in nn_odd|tt_odd|linear_epi) picks="0 1";; esac
     [ "$name" = nn_aligned ] && picks="0 $(sed -n 's/^variant \([0-9]*\): gemm tf32.*/\1/p' "$TMP/plan" | head -1)"
   fi
+  # pointwise convolutions (pw_*): their GEMM variants, the first of the list
+  # (src/recipe_conv.c recipe_conv_as_gemm), the reference the convolution itself
+  case $name in pw_*)
+    picks=$(sed -n 's/^variant \([0-9]*\): conv as gemm [0-9a-z]* tile.*/\1/p' "$TMP/plan" | head -2 | tr '\n' ' ')
+    if ! grep -q "^variant 0: conv as gemm" "$TMP/plan"; then
+      echo "FAIL: $name: variant 0 is not the pointwise convolution's GEMM:"; grep -m2 "^variant" "$TMP/plan"
+      failures=$((failures + 1)); continue
+    fi;;
+  esac
   for k in $picks; do
     # the matrix-vector kernel (recipes/gemm_gemv.cu: a sum of rows as A @ the sum of B's
     # rows) is not emulated: the first tensor-core variant stands in for it

@@ -1978,7 +1978,6 @@ static void test_conv_wgmma_variants(void **state)
         int bm, bn, stages; /* 0: no WGMMA variant */
     } cases[] = {
         { "l2_1_Conv2D_ReLU_BiasAdd", 128, 128, 3 },  /* 64 -> 128, 3 x 3 */
-        { "l1_87_conv_pointwise_2D", 128, 128, 3 },   /* 1 x 1 */
         { "l1_67_conv_standard_1D", 128, 128, 3 },
         { "l2_47_Conv3d_Mish_Tanh", 128, 64, 4 },    /* 3-D, 32 -> 64: a 64-wide tile, 4 stages */
         { "l2_16_ConvTranspose2d_Mish_Add_Hardtanh_Scaling", 128, 64, 4 }, /* stride 2: in phases */
@@ -2027,6 +2026,74 @@ static void test_conv_wgmma_variants(void **state)
     }
 }
 
+/* A pointwise convolution as the batched GEMM it is (src/recipe_conv.c recipe_conv_as_gemm):
+ * level 1 #87 (Conv2d 64 -> 128, 16 images of 1024 x 1024) and a pointwise ConvTranspose2d
+ * with its bias (the weight [CIN, COUT, 1, 1]: A M-major; the bias one value a GEMM row);
+ * the variants put the GEMM first, the implicit GEMM's first second; a 3 x 3 convolution,
+ * a strided 1 x 1 one and a grouped 1 x 1 one are not pointwise. */
+static void load_path(const char *rel, recipe_plan *p);
+
+static void test_conv_pointwise_gemm(void **state)
+{
+    (void)state;
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_plan p = load_conv("l1_87_conv_pointwise_2D"), g;
+    assert_true(recipe_conv_pointwise(&p));
+    assert_int_equal(recipe_conv_as_gemm(&p, &g), 0);
+    const recipe_gemm_plan *m = &g.gemm;
+    assert_int_equal(g.family, RECIPE_GEMM);
+    assert_true(m->m == 128 && m->n == 1048576 && m->k == 64 && m->batch == 16);
+    assert_true(m->a == p.conv.w && m->b == p.conv.x && m->a_kmajor && !m->b_kmajor);
+    assert_true(m->lda == 64 && m->ldb == 1048576 && m->a_bstride == 0 && m->b_bstride == 64 * 1048576LL);
+    assert_true(m->in[p.conv.x] == RG_OPERAND && m->in[p.conv.w] == RG_OPERAND && g.root == -1 && g.r == 0);
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 5);
+    assert_true(v[0].conv.as_gemm && v[0].gemm.bm > 0 && !v[0].gemm.gemv_rows);
+    assert_true(!v[1].conv.as_gemm && v[1].conv.wgmma);
+    assert_true(v[2].conv.as_gemm && v[3].conv.as_gemm && !v[4].conv.as_gemm && v[4].conv.bm > 0);
+    assert_variant_source(&p, &v[0], "l1_87_conv_pointwise_2D", 0,
+                          (const char *const[]){ "recipes/gemm_tc.cu", "#define CGR_M 128\n", "#define CGR_N 1048576\n",
+                                                 "#define CGR_BATCH 16\n", "#define CGR_B_KMAJOR 0\n",
+                                                 "#define CGR_B_BSTRIDE 67108864\n", "#define CGR_VEC_B 4\n",
+                                                 "#define CGR_PW_X 0\n", NULL });
+    assert_variant_source(&p, &v[1], "l1_87_conv_pointwise_2D", 1,
+                          (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_WGMMA 1\n", NULL });
+    strbuf line = STRBUF_INIT;
+    recipe_params_format(&v[0], &line);
+    assert_non_null(strstr(line.buf, "conv as gemm"));
+    strbuf_release(&line);
+    /* strided or grouped: the implicit GEMM only */
+    p.conv.stride[2] = 2;
+    assert_false(recipe_conv_pointwise(&p));
+    assert_int_equal(recipe_conv_as_gemm(&p, &g), -1);
+    p.conv.stride[2] = 1;
+    p.conv.groups = 2;
+    assert_false(recipe_conv_pointwise(&p));
+    recipe_plan_release(&p);
+
+    load_path("emu/pw_convt2d", &p);
+    assert_true(p.conv.transposed && recipe_conv_pointwise(&p));
+    assert_int_equal(recipe_conv_as_gemm(&p, &g), 0);
+    assert_true(!g.gemm.a_kmajor && g.gemm.lda == 9 && g.gemm.m == 9 && g.gemm.n == 24 && g.gemm.k == 7 &&
+                g.gemm.batch == 2 && g.gemm.b_bstride == 7 * 24);
+    assert_int_equal(g.gemm.in[p.conv.bias], RG_MROW);
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n >= 2 && v[0].conv.as_gemm && !v[1].conv.as_gemm);
+    assert_variant_source(&p, &v[0], "pw_convt2d", 0,
+                          (const char *const[]){ "#define CGR_A_KMAJOR 0\n", "#define CGR_LDA 9\n",
+                                                 "X(2, CGR_GE_MROW)", "#define CGR_PW_TRANSPOSED 1\n", NULL });
+    recipe_plan_release(&p);
+
+    p = load_conv("l2_1_Conv2D_ReLU_BiasAdd");
+    assert_false(recipe_conv_pointwise(&p));
+    n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    for (int k = 0; k < n; k++)
+        assert_false(v[k].conv.as_gemm);
+    recipe_plan_release(&p);
+}
+
 static void test_conv_variants_generate(void **state)
 {
     (void)state;
@@ -2034,7 +2101,7 @@ static void test_conv_variants_generate(void **state)
     recipe_hw_default(&hw);
     static const char *names[] = { "l2_1_Conv2D_ReLU_BiasAdd", "l2_48_Conv3d_Scaling_Tanh_Multiply_Sigmoid",
                                    "l1_67_conv_standard_1D", "l1_80_conv_standard_2D_square_input_asymmetric_kernel___dilated____padded__",
-                                   "l1_87_conv_pointwise_2D" /* 1 x 1: NCHW only */ };
+                                   /* 1 x 1 ones: test_conv_pointwise_gemm */ };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         recipe_plan p = load_conv(names[i]);
         recipe_params v[RECIPE_MAX_VARIANTS];
@@ -3815,6 +3882,7 @@ int main(void)
         cmocka_unit_test(test_conv_variants_fit),
         cmocka_unit_test(test_variants_fit_all),
         cmocka_unit_test(test_conv_wgmma_variants),
+        cmocka_unit_test(test_conv_pointwise_gemm),
         cmocka_unit_test(test_conv_variants_generate),
         cmocka_unit_test(test_convt_index_math),
         cmocka_unit_test(test_convt_plans_generate),
