@@ -1196,6 +1196,20 @@ static int pooling(struct walk *w, const char *name, const json_t *node, const s
     int rc = recipe_pool_parse(name, node, repr, is_module, &w->p->pool, w->why);
     if (rc)
         return rc;
+    /* after a convolution, a global average pooling (AdaptiveAvgPoolNd to size 1) is the
+     * mean over its pixels (recipe_conv_finish folds it where it can) */
+    recipe_pool *q = &w->p->pool;
+    bool global = !q->is_max && q->adaptive;
+    for (int d = 3 - q->nsp; d < 3; d++)
+        global = global && q->want_out[d] == 1;
+    if (w->p->family == RECIPE_CONV && global) {
+        if (begin_reduction(w, x, name))
+            return 1;
+        w->p->n_dims = q->nsp;
+        for (int i = 0; i < q->nsp; i++)
+            w->p->red_dims[i] = i - q->nsp; /* the last nsp dims */
+        return set_reduction(w, RED_MEAN, x->node, w->p->red_dims[0], true, out);
+    }
     /* the GEMM family takes one reduction over the product's rows, not a pooling */
     if (w->p->family == RECIPE_GEMM)
         return not_covered(w, "%s in a graph with a matrix product (the GEMM epilogue takes no pooling)", name);

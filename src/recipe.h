@@ -180,6 +180,10 @@ typedef struct recipe_conv_plan {
     int chanred;       /* a reduction over the channels (dim 1) follows: 0 none, 1 sum, 2 mean,
                           3 max, 4 min, 5 logsumexp (recipes/conv_tc.cu CGR_CHANRED); the
                           plan's root is then its operand (cgr_pre) and epi what follows (cgr_epi) */
+    int spatred;       /* a mean (1) or sum (2) over all the pixels follows (a global average
+                          pooling): a transposed convolution without padding folds it
+                          (recipes/conv_mean.cu: sums of x and of the weight's taps, then a
+                          product of the two a channel); root and epi as for chanred */
 } recipe_conv_plan;
 
 /*
@@ -373,6 +377,8 @@ typedef struct recipe_conv_params {
     int direct_co;   /* > 0: recipes/conv_direct.cu, a thread an output pixel and this many
                         output channels on the CUDA cores (threads per CTA in dw_threads,
                         pixel blocks a CTA in stages); 0 otherwise */
+    int fold;        /* 1: recipes/conv_mean.cu, a mean over the pixels folded (spatred), threads
+                        a CTA in dw_threads; 0 otherwise */
     int as_gemm;     /* 1: a pointwise convolution as the batched GEMM it is (recipes/gemm_tc.cu
                         or gemm_wgmma.cu, recipe_conv_as_gemm), with recipe_params.gemm's
                         parameters; 0 otherwise */

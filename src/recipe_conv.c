@@ -381,6 +381,100 @@ static int chanred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bo
     return 0;
 }
 
+/* Whether the reduction after the convolution is over exactly its pixels (dims 2 .. nd-1 of
+ * its nd-dim output: torch.mean(y, dim=(2, 3)), a global average pooling). */
+static bool reduces_pixels(const recipe_plan *p, int nd)
+{
+    int n = p->n_dims > 1 ? p->n_dims : 1;
+    if (p->red_all || n != nd - 2)
+        return false;
+    bool seen[RECIPE_MAX_DIMS] = { false };
+    for (int i = 0; i < n; i++) {
+        int d = p->n_dims > 1 ? p->red_dims[i] : p->dim;
+        d = d < 0 ? d + nd : d;
+        if (d < 2 || d >= nd || seen[d])
+            return false;
+        seen[d] = true;
+    }
+    return true;
+}
+
+/* 1 when the expression under n is affine in the convolution's value (a x acc + b, with a
+ * and b constants, scalars or values a channel), 0 when it does not read it, -1 otherwise. */
+static int acc_degree(const recipe_plan *p, int n)
+{
+    const rx_node *x = &p->nodes[n];
+    if (n == p->conv.acc_node)
+        return 1;
+    if (x->op == RX_INPUT)
+        return p->conv.kind[x->input] == RC_SCALAR || p->conv.kind[x->input] == RC_CHAN ? 0 : -1;
+    if (x->op == RX_CONST)
+        return 0;
+    int da = x->a >= 0 ? acc_degree(p, x->a) : 0, db = x->b >= 0 ? acc_degree(p, x->b) : 0;
+    if (da < 0 || db < 0)
+        return -1;
+    switch (x->op) {
+    case RX_NEG: return da;
+    case RX_ADD:
+    case RX_SUB: return da > db ? da : db;
+    case RX_MUL: return da + db <= 1 ? da + db : -1;
+    case RX_DIV: return db == 0 ? da : -1;
+    default: return da + db == 0 ? 0 : -1;
+    }
+}
+
+/*
+ * A mean or sum over all the pixels of a transposed convolution, after an epilogue affine in
+ * its value (level 2 #77: ConvTranspose3d, x 2, BatchNorm, global average pooling; #42:
+ * ConvTranspose2d then torch.mean over (2, 3)). Without padding every tap of every input
+ * pixel lands in the output (o = i*stride + k*dil, and the output reaches (in - 1)*stride +
+ * dil*(k - 1) + 1), so the sum over the output's pixels of y[n, co] is
+ *   sum_ci (sum_i x[n, ci, i]) (sum_k w[ci, co, k])   (ci over co's group),
+ * exact, and the epilogue, affine with coefficients a channel, commutes with the mean. The
+ * kernel (recipes/conv_mean.cu) reads x once and the weight once instead of computing
+ * the convolution. Not with padding (the border's taps fall outside), nor for a
+ * convolution (its border pixels see fewer taps). Marks in post the inputs result reads.
+ */
+bool recipe_conv_pixels_fold(const recipe_conv_plan *c)
+{
+    if (!c->transposed)
+        return false;
+    for (int d = 0; d < 3; d++)
+        if (c->pad[d] != 0)
+            return false;
+    return true;
+}
+
+static int spatred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bool *post, strbuf *why)
+{
+    recipe_conv_plan *c = &p->conv;
+    const char *name = recipe_red_name(p->red);
+    if (p->red != RED_MEAN && p->red != RED_SUM)
+        return nc(why, "%s over a convolution's pixels (a mean or a sum folds)", name);
+    if (!c->transposed)
+        return nc(why, "%s over the pixels of a convolution (its border pixels see fewer taps: only a "
+                  "transposed convolution without padding folds)", name);
+    if (!recipe_conv_pixels_fold(c))
+        return nc(why, "%s over the pixels of a transposed convolution with padding (the cropped "
+                  "taps: only one without padding folds)", name);
+    if (rx_reaches(p, result, c->acc_node))
+        return nc(why, "%s of a convolution combined with the convolution itself", name);
+    c->spatred = p->red == RED_MEAN ? 1 : 2;
+    recipe_tensor want = *cs;
+    if (p->keepdim)
+        for (int d = 2; d < want.ndim; d++)
+            want.shape[d] = 1;
+    else
+        want.ndim = 2;
+    const recipe_tensor *o = &p->output;
+    if (!same_shape(&want, o) || strcmp(o->dtype, "float32") || !contiguous_strides(o))
+        return nc(why, "%s over a convolution's pixels whose result is not the output (a reshape or "
+                  "broadcast follows?)", name);
+    bool reduced = false;
+    mark_used(p, result, post, &reduced);
+    return 0;
+}
+
 int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
 {
     recipe_conv_plan *c = &p->conv;
@@ -393,7 +487,9 @@ int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
      * reduction over the channels one value an output pixel */
     recipe_tensor cs = conv_output(c);
     const recipe_tensor *o = red ? &cs : &p->output;
-    if (red && chanred_setup(p, result, &cs, post, why))
+    c->spatred = 0;
+    if (red && reduces_pixels(p, cs.ndim) ? spatred_setup(p, result, &cs, post, why)
+               : red && chanred_setup(p, result, &cs, post, why))
         return 1;
     bool ok = red || (same_shape(&cs, o) && !strcmp(o->dtype, "float32") && contiguous_strides(o));
     if (!ok && c->transposed)
@@ -438,6 +534,15 @@ int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
             return nc(why, "epilogue input '%s' is neither the output's shape, one element, nor one value a channel", t->name);
         c->kind[i] = RC_CHAN;
     }
+    /* a mean over the pixels: the operand affine in the convolution (scalars and values a
+     * channel around it), what follows reading scalars and values a channel */
+    if (c->spatred && acc_degree(p, p->root) != 1)
+        return nc(why, "%s over a convolution's pixels of other than an affine map of it (a x conv + b, "
+                  "a and b scalars or values a channel)", recipe_red_name(p->red));
+    for (int i = 0; c->spatred && i < p->n_inputs; i++)
+        if (post[i] && c->kind[i] == RC_FULL)
+            return nc(why, "'%s' read after a mean over a convolution's pixels (scalars and values a "
+                      "channel are)", p->inputs[i].name);
     if (!red)
         p->root = result;
     p->epi = red && p->nodes[result].op == RX_ACC ? -1 : result;
@@ -504,6 +609,18 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
     if (recipe_conv_phases(c))
         strbuf_adds(out, "sub-pixel phases: the outputs split by (o + pad) mod stride, each phase a "
                          "dense GEMM over only the taps that reach the input (K / stride a dim)\n");
+    if (c->spatred) {
+        strbuf_addf(out, "folded: the %s over the pixels%s of ", recipe_red_name(p->red), p->keepdim ? " (keepdim)" : "");
+        rx_format(p, p->root, out);
+        strbuf_adds(out, " is that of the convolution's sums, sum_ci (sum of x[n, ci]) (sum of w[ci, co]'s taps) "
+                         "(no padding: every tap of every input lands in the output), through the same map; then ");
+        if (p->epi >= 0)
+            rx_format(p, p->epi, out);
+        else
+            strbuf_adds(out, "r");
+        strbuf_adds(out, " a channel\n");
+        return;
+    }
     if (c->chanred) {
         strbuf_addf(out, "epilogue: %s over the channels (dim 1%s) of ", recipe_red_name(p->red),
                     p->keepdim ? ", keepdim" : "");
@@ -525,8 +642,8 @@ void recipe_conv_summary(const recipe_plan *p, strbuf *out)
 {
     strbuf_adds(out, "conv ");
     geometry(&p->conv, out);
-    if (p->conv.chanred) {
-        strbuf_addf(out, ", %s over the channels of ", recipe_red_name(p->red));
+    if (p->conv.chanred || p->conv.spatred) {
+        strbuf_addf(out, ", %s over the %s of ", recipe_red_name(p->red), p->conv.chanred ? "channels" : "pixels");
         rx_format(p, p->root, out);
         if (p->epi >= 0) {
             strbuf_adds(out, ", then ");
@@ -971,7 +1088,7 @@ static int conv_wgmma_params(const recipe_conv_plan *c, const recipe_hw *hw, int
     k->threads = 128 * (bm / 64 + 1);
     /* a stride-1 transposed convolution flipped (nhwc 2); a strided one in phases (1) */
     int nhwc = c->transposed && !recipe_conv_phases(c) ? 2 : 1;
-    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1, 0, 0 };
+    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1, 0, 0, 0 };
     return 1;
 }
 
@@ -1154,11 +1271,29 @@ static int pointwise_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
     return n;
 }
 
+/* A mean over the pixels folded (recipes/conv_mean.cu): the CTA size of the sums. */
+static int fold_variants(const recipe_hw *hw, recipe_params *out, int max)
+{
+    static const int threads[] = { 256, 512 };
+    int n = 0;
+    for (size_t i = 0; i < sizeof threads / sizeof threads[0] && n < max; i++) {
+        if (threads[i] > hw->max_threads_per_sm)
+            continue;
+        memset(&out[n], 0, sizeof out[n]);
+        out[n].threads = threads[i];
+        out[n].conv.dw_threads = threads[i];
+        out[n++].conv.fold = 1;
+    }
+    return n;
+}
+
 /* Variants: the direct kernel first or second where it is offered (see above); on Hopper
  * the WGMMA kernel where it fits, then the mma.sync ones below. */
 int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     recipe_params direct;
+    if (p->conv.spatred)
+        return fold_variants(hw, out, max);
     if (recipe_conv_pointwise(p))
         return pointwise_variants(p, hw, out, max);
     if (max < 2 || !conv_direct_params(&p->conv, hw, &direct))
@@ -1192,14 +1327,14 @@ int recipe_conv_variants_tiled(const recipe_plan *p, const recipe_hw *hw, recipe
 static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     static const recipe_conv_params cand[] = {
-        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma, direct_co, as_gemm */
-        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0 },
-        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0 },
-        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0, 0, 0 },
-        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0, 0, 0 },
-        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0 },
-        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0 },
-        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0 },
+        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma, direct_co, fold, as_gemm */
+        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0, 0 },
+        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0, 0 },
+        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0, 0, 0, 0 },
+        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0, 0, 0, 0 },
+        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0, 0 },
+        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0, 0 },
+        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0, 0 },
     };
     const recipe_conv_plan *c = &p->conv;
     int64_t cout32 = (c->gn + 31) / 32 * 32;
@@ -1252,7 +1387,7 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
      * Grouped plans take neither channels-last nor the flipped form: the tail below only
      * adds the plain TF32 copy of this first one. */
     if (c->groups > 1 && c->gn <= 16 && n > 0) {
-        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0 };
+        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0, 0 };
         if (n >= max - 1)
             n = max - 2;
         memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
@@ -1279,6 +1414,8 @@ const char *recipe_conv_template(const recipe_plan *p, const recipe_params *k)
 {
     if (k->conv.as_gemm)
         return recipe_gemm_template(p, k);
+    if (k->conv.fold)
+        return "conv_mean.cu";
     return k->conv.direct_co > 0 ? "conv_direct.cu" : k->conv.dw_threads > 0 ? "conv_dw.cu" : "conv_tc.cu";
 }
 
@@ -1288,6 +1425,10 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
     if (v->as_gemm) {
         strbuf_adds(out, "conv as ");
         recipe_gemm_params_format(k, out);
+        return;
+    }
+    if (v->fold) {
+        strbuf_addf(out, "conv folded into its sums (mean over the pixels) threads=%d", v->dw_threads);
         return;
     }
     if (v->direct_co) {
@@ -1422,6 +1563,9 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_addc(sb, '\n');
     if (c->chanred) {
         strbuf_addf(sb, "#define CGR_CHANRED %d\n", c->chanred);
+        recipe_emit_expr(p, p->root, "cgr_pre", "float r, const float *x", sb);
+    } else if (c->spatred) {
+        strbuf_addf(sb, "#define CGR_SPATRED %d\n", c->spatred);
         recipe_emit_expr(p, p->root, "cgr_pre", "float r, const float *x", sb);
     }
     if (p->epi >= 0)

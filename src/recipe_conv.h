@@ -73,6 +73,12 @@ bool recipe_conv_flippable(const recipe_conv_plan *c);
 bool recipe_conv_pointwise(const recipe_plan *plan);
 int recipe_conv_as_gemm(const recipe_plan *plan, recipe_plan *gemm);
 
+/* Whether the sum over all the output pixels of the convolution is sum_ci (sum of x[n, ci]) x
+ * (sum of w[ci, co]'s taps) (ci over co's group): a transposed convolution without padding,
+ * every tap of every input pixel landing in the output (recipes/conv_mean.cu folds a mean or
+ * sum over the pixels after an affine epilogue so: plan.conv.spatred). */
+bool recipe_conv_pixels_fold(const recipe_conv_plan *c);
+
 /* The plan in words (recipe_describe) and on one line (recipe_summary). */
 void recipe_conv_describe(const recipe_plan *plan, strbuf *out);
 void recipe_conv_summary(const recipe_plan *plan, strbuf *out);

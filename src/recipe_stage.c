@@ -280,6 +280,36 @@ static int chan_reduced(const json_t *spec, const json_t *graph, size_t c, recip
     return rc;
 }
 
+/* A transposed convolution reduced over its pixels at the cut (level 2's 42: the mean over
+ * (2, 3), then a bias and a logsumexp over the channels in a later stage; recipes/conv_mean.cu
+ * folds it): stage 0 recognised again with the pixel dims of mid kept as 1, then dropped. 0
+ * (mid the reduced shape), or 1. */
+static int pix_reduced(const json_t *spec, const json_t *graph, size_t c, recipe_plan *plan, recipe_tensor *mid)
+{
+    strbuf why = STRBUF_INIT;
+    int rc = 1;
+    for (int keep = 1; keep >= 0 && rc; keep--) {
+        recipe_tensor red = *mid;
+        if (keep)
+            for (int d = 2; d < red.ndim; d++)
+                red.shape[d] = 1;
+        else
+            red.ndim = 2;
+        contiguous_mid(&red, mid->name);
+        json_t *s0 = stage0_spec(spec, graph, c, &red, false);
+        recipe_plan_release(plan);
+        strbuf_reset(&why);
+        rc = recipe_recognise_single(s0, plan, &why);
+        json_decref(s0);
+        if (rc == 0 && (plan->family != RECIPE_CONV || !plan->conv.spatred))
+            rc = 1;
+        if (rc == 0)
+            *mid = red;
+    }
+    strbuf_release(&why);
+    return rc;
+}
+
 /* Stage 0 of the cut after node c, recognised into plan, its output (the intermediate)
  * into mid: with the product's shape when the prefix holds the convolution or matrix
  * product; else the shape a reduction, pooling or scan gives (the output marked free),
@@ -330,6 +360,10 @@ static int recognise_stage0(const json_t *spec, const json_t *graph, size_t c, c
     if (rc == 0 && plan->family == RECIPE_GEMM && plan->root >= 0)
         rc = reduced_product(spec, graph, c, plan, mid, why);
     if (rc && product && mid->ndim >= 3 && mid->shape[1] > 1 && chan_reduced(spec, graph, c, plan, mid) == 0) {
+        strbuf_reset(why);
+        rc = 0;
+    }
+    if (rc && product && mid->ndim >= 3 && pix_reduced(spec, graph, c, plan, mid) == 0) {
         strbuf_reset(why);
         rc = 0;
     }
@@ -660,6 +694,7 @@ static bool tf32_second(struct recipe_staged *s)
 {
     enum recipe_family f = s->stage[0].family;
     if (s->out_view || (f != RECIPE_CONV && f != RECIPE_GEMM) || s->n_vars[0] < 2 ||
+        (f == RECIPE_CONV && s->stage[0].conv.spatred) || /* folded: no product to round */
         recipe_error_shrink(&s->stage[1], recipe_error_shrink(&s->stage[0], 1.0)) < RECIPE_TF32_SHRINK)
         return false;
     s->n_vars[0] = recipe_precision_gambles(s->vars[0], s->n_vars[0], RECIPE_MAX_VARIANTS, f == RECIPE_CONV);

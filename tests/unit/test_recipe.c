@@ -2031,6 +2031,106 @@ static void test_conv_wgmma_variants(void **state)
  * with its bias (the weight [CIN, COUT, 1, 1]: A M-major; the bias one value a GEMM row);
  * the variants put the GEMM first, the implicit GEMM's first second; a 3 x 3 convolution,
  * a strided 1 x 1 one and a grouped 1 x 1 one are not pointwise. */
+/* The fold of a mean over a transposed convolution's pixels (recipes/conv_mean.cu): wherever
+ * recipe_conv_pixels_fold says so (no padding: strides, dilations, output padding, groups),
+ * the sum of the direct transposed convolution over its output pixels equals sum_ci (sum of
+ * x[n, ci]) (sum of w[ci, co]'s taps); with padding it does not (the rule is needed). */
+static int64_t convt_direct(const recipe_conv_plan *c, const double *x, const double *w, double *y);
+
+static double fold_case(const int64_t in[3], const int64_t k[3], const int64_t st[3], const int64_t pd[3],
+                        const int64_t dl[3], const int64_t op[3], int64_t groups, bool *folds)
+{
+    recipe_conv_plan c;
+    memset(&c, 0, sizeof c);
+    c.dims = 3;
+    c.transposed = true;
+    c.n = 2, c.cin = 4, c.cout = 6, c.groups = groups;
+    c.gn = c.cout / groups;
+    for (int d = 0; d < 3; d++) {
+        c.in[d] = in[d], c.k[d] = k[d], c.stride[d] = st[d], c.pad[d] = pd[d], c.dil[d] = dl[d], c.opad[d] = op[d];
+        c.out[d] = (in[d] - 1) * st[d] - 2 * pd[d] + dl[d] * (k[d] - 1) + op[d] + 1;
+    }
+    int64_t pin = in[0] * in[1] * in[2], pout = c.out[0] * c.out[1] * c.out[2], taps = k[0] * k[1] * k[2];
+    int64_t nx = c.n * c.cin * pin, nw = c.cin * c.gn * taps, ny = c.n * c.cout * pout;
+    double *x = xcalloc((size_t)nx, sizeof *x), *w = xcalloc((size_t)nw, sizeof *w), *y = xcalloc((size_t)ny, sizeof *y);
+    unsigned seed = 777;
+    fill_random(x, nx, &seed);
+    fill_random(w, nw, &seed);
+    convt_direct(&c, x, w, y);
+    double worst = 0;
+    for (int64_t b = 0; b < c.n; b++)
+        for (int64_t co = 0; co < c.cout; co++) {
+            double direct = 0, folded = 0;
+            for (int64_t o = 0; o < pout; o++)
+                direct += y[(b * c.cout + co) * pout + o];
+            int64_t cin_g = c.cin / groups, g = co / c.gn;
+            for (int64_t ci = g * cin_g; ci < (g + 1) * cin_g; ci++) {
+                double sx = 0, sw = 0;
+                for (int64_t i = 0; i < pin; i++)
+                    sx += x[(b * c.cin + ci) * pin + i];
+                for (int64_t t = 0; t < taps; t++)
+                    sw += w[(ci * c.gn + co % c.gn) * taps + t];
+                folded += sx * sw;
+            }
+            double err = fabs(direct - folded) / (1.0 + fabs(direct));
+            worst = err > worst ? err : worst;
+        }
+    free(x), free(w), free(y);
+    *folds = recipe_conv_pixels_fold(&c);
+    return worst;
+}
+
+static void test_conv_pixels_fold(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t in[3], k[3], st[3], pd[3], dl[3], op[3], groups;
+    } cases[] = {
+        { { 1, 5, 7 }, { 1, 3, 3 }, { 1, 1, 1 }, { 0, 0, 0 }, { 1, 1, 1 }, { 0, 0, 0 }, 1 }, /* level 2 #42 */
+        { { 3, 4, 5 }, { 2, 3, 2 }, { 1, 1, 1 }, { 0, 0, 0 }, { 1, 1, 1 }, { 0, 0, 0 }, 1 }, /* #77's 3D */
+        { { 2, 4, 5 }, { 2, 3, 3 }, { 2, 3, 2 }, { 0, 0, 0 }, { 1, 2, 1 }, { 1, 2, 0 }, 2 }, /* strides, dilation, opad, groups */
+        { { 1, 1, 9 }, { 1, 1, 4 }, { 1, 1, 3 }, { 0, 0, 0 }, { 1, 1, 2 }, { 0, 0, 1 }, 1 },  /* 1D */
+        { { 1, 5, 7 }, { 1, 3, 3 }, { 1, 2, 2 }, { 0, 1, 1 }, { 1, 1, 1 }, { 0, 1, 1 }, 1 }, /* padding: #44's */
+        { { 2, 4, 5 }, { 3, 3, 3 }, { 1, 1, 1 }, { 1, 0, 0 }, { 1, 1, 1 }, { 0, 0, 0 }, 1 }, /* padding in one dim */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool folds;
+        double err = fold_case(cases[i].in, cases[i].k, cases[i].st, cases[i].pd, cases[i].dl, cases[i].op,
+                               cases[i].groups, &folds);
+        bool padded = cases[i].pd[0] || cases[i].pd[1] || cases[i].pd[2];
+        assert_true(folds == !padded);
+        if (folds && err > 1e-12)
+            fail_msg("fold case %zu: the folded sums miss the direct ones by %g", i, err);
+        if (!folds && err < 1e-3)
+            fail_msg("fold case %zu: padded, yet the fold holds (%g): the case tests nothing", i, err);
+    }
+    /* level 2 #77 (global average pooling after BatchNorm): one plan, folded; #42 (torch.mean
+     * over (2, 3)): its first stage folded; #44 (stride 2, padding 1): not */
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    recipe_plan p = load_conv("l2_77_ConvTranspose3d_Scale_BatchNorm_GlobalAvgPool");
+    assert_int_equal(p.family, RECIPE_CONV);
+    assert_int_equal(p.conv.spatred, 1);
+    recipe_params v[RECIPE_MAX_VARIANTS];
+    int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+    assert_true(n == 2 && v[0].conv.fold && v[1].conv.fold);
+    assert_variant_source(&p, &v[0], "l2_77", 0,
+                          (const char *const[]){ "recipes/conv_mean.cu", "#define CGR_SPATRED 1\n",
+                                                 "__device__ __forceinline__ float cgr_pre(float r, const float *x)",
+                                                 "X(6, CGR_CV_CHAN)", "#define CGR_OUT_SHAPE {16, 128, 1, 1, 1}\n", NULL });
+    recipe_plan_release(&p);
+    p = load_conv("l2_42_ConvTranspose2d_GlobalAvgPool_BiasAdd_LogSumExp_Sum_Multiply");
+    assert_int_equal(p.family, RECIPE_STAGED);
+    const recipe_plan *s0 = &p.staged->stage[0];
+    assert_true(s0->family == RECIPE_CONV && s0->conv.spatred == 1 && s0->output.ndim == 4 &&
+                s0->output.shape[1] == 128 && s0->output.shape[2] == 1 && s0->output.shape[3] == 1);
+    recipe_plan_release(&p);
+    p = load_conv("l2_44_ConvTranspose2d_Multiply_GlobalAvgPool_GlobalAvgPool_Mean");
+    assert_int_equal(p.family, RECIPE_STAGED);
+    assert_false(p.staged->stage[0].family == RECIPE_CONV && p.staged->stage[0].conv.spatred);
+    recipe_plan_release(&p);
+}
+
 static void load_path(const char *rel, recipe_plan *p);
 
 static void test_conv_pointwise_gemm(void **state)
@@ -3883,6 +3983,7 @@ int main(void)
         cmocka_unit_test(test_variants_fit_all),
         cmocka_unit_test(test_conv_wgmma_variants),
         cmocka_unit_test(test_conv_pointwise_gemm),
+        cmocka_unit_test(test_conv_pixels_fold),
         cmocka_unit_test(test_conv_variants_generate),
         cmocka_unit_test(test_convt_index_math),
         cmocka_unit_test(test_convt_plans_generate),
