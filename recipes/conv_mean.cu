@@ -1,25 +1,30 @@
-// recipes/conv_mean.cu: the mean (or sum) over all the pixels of a transposed convolution
-// without padding, after an epilogue affine in its value, folded: the convolution itself
-// is never computed (src/recipe_conv.c spatred_setup; level 2 #77: ConvTranspose3d, a
-// scale, BatchNorm, a global average pooling; #42's first stage: ConvTranspose2d, then
-// torch.mean over (2, 3), then a bias).
+// recipes/conv_mean.cu: the mean (or sum) over all the pixels of a transposed convolution,
+// after an epilogue affine in its value, folded: the convolution itself is never computed
+// (src/recipe_conv.c spatred_setup; level 2 #77: ConvTranspose3d, a scale, BatchNorm, a
+// global average pooling; #42's first stage: ConvTranspose2d, then torch.mean over (2, 3),
+// then a bias; #44's: stride 2, padding 1, output padding 1, then the mean).
 //
-// Without padding, output pixel o of a transposed convolution receives x[i] w[k] exactly
-// where o = i*stride + k*dil, and every (i, k) pair lands inside the output (its extent is
-// (in - 1)*stride + dil*(k - 1) + output_padding + 1). So the sum over the output's pixels
-//   sum_o conv[n, co, o] = sum_ci X[n, ci] W[ci, co]
-// with X the sum of x[n, ci] over its pixels and W the sum of w[ci, co]'s taps (ci over co's
-// group), and the epilogue before the reduction, affine with coefficients a channel
-// (pre(r) = a r + b), commutes with the mean: mean_o pre(conv) = pre(mean_o conv); a sum is
-// OD*OH*OW times that.
+// Output pixel o of a transposed convolution receives x[i] w[k] exactly where o = i*stride
+// - pad + k*dil lies in [0, out). Along each dim the input indices tap k reaches are an
+// interval [tap_lo, tap_hi]; only a few leading and trailing indices are missed by some
+// tap (none without padding). So each dim's indices fall into cells: each of those border
+// indices a cell of its own, the ones between them (every tap reaches them) one cell, and
+// sum_o conv[n, co, o] = sum_ci sum_cells X[n, ci, cell] W[ci, co, cell]
+// with X the sum of x[n, ci] over a cell (a box of the plane) and W the sum of w[ci, co]'s
+// taps that reach that cell (ci over co's group); without padding one cell: the plane's
+// sum times the taps' sum. The epilogue before the reduction, affine with coefficients a
+// channel (pre(r) = a r + b), commutes with the mean: mean_o pre(conv) = pre(mean_o conv);
+// a sum is OD*OH*OW times that.
 //
-//  - sums_kernel: CTA b < NB*CIN sums row b of x (one image's channel, 16-byte loads where
-//    the plane allows, in double) into ws[b]; the CTAs after those sum the weight's taps a
-//    warp a (ci, co) pair (coalesced), into ws[NB*CIN + ci*COUT_G + co].
-//  - out_kernel: a thread an output (n, co): the products of the sums in double, divided by
-//    the output's pixels, then cgr_pre (the affine map, the convolution's bias in it) and
-//    cgr_epi (what follows the reduction).
+//  - sums_kernel: CTA b < NB*CIN sums plane b of x into its cells (plane_cells: in double,
+//    16-byte loads where aligned), into ws[b*CELLS]; the CTAs after those a warp a (ci, co)
+//    pair of the weight: for each cell the taps reaching it (coalesced along the taps).
+//  - out_kernel: a thread an output (n, co): the products of the cell sums in double,
+//    divided by the output's pixels, then cgr_pre (the affine map, the convolution's bias
+//    in it) and cgr_epi (what follows the reduction).
 // Memory-bound: one read of x and of the weight (the convolution's roofline is its FLOPs).
+// With CGR_MEAN_EMULATE defined only the cell math is compiled (tap_lo, tap_hi, cell_of,
+// single_w, in_box): tests/cli/recipe_mean_emu.cpp checks the fold through it on the host.
 //
 // Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
 // line; the defaults make this file compile on its own.
@@ -43,6 +48,15 @@
 #define CGR_OD 1
 #define CGR_OH 10
 #define CGR_OW 18
+#define CGR_SD 1
+#define CGR_SH 1
+#define CGR_SW 1
+#define CGR_PD 0
+#define CGR_PH 0
+#define CGR_PW 0
+#define CGR_DD 1
+#define CGR_DH 1
+#define CGR_DW 1
 #define CGR_X 0
 #define CGR_W 1
 #define CGR_THREADS 256
@@ -62,28 +76,96 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 
 namespace cgr_mean {
 
+#ifdef CGR_MEAN_EMULATE
+#define CGR_FX  // the index math on the host (tests/cli/recipe_mean_emu.cpp)
+#else
+#define CGR_FX __host__ __device__
+#endif
+
 constexpr int kNb = CGR_NB, kCin = CGR_CIN, kCout = CGR_COUT, kG = CGR_GROUPS;
 constexpr int kCinG = kCin / kG, kCoutG = kCout / kG;
+constexpr int kIW = CGR_IW;
 constexpr int64_t kPlaneIn = int64_t(CGR_ID) * CGR_IH * CGR_IW;
 constexpr int64_t kPlaneOut = int64_t(CGR_OD) * CGR_OH * CGR_OW;
+constexpr int kPlaneRows = CGR_ID * CGR_IH;
 constexpr int kTaps = CGR_KD * CGR_KH * CGR_KW;
-constexpr int kThreads = CGR_THREADS;
+
+// Dim d (0 D, 1 H, 2 W) of the geometry.
+CGR_FX constexpr int in_of(int d) { return d == 0 ? CGR_ID : d == 1 ? CGR_IH : CGR_IW; }
+CGR_FX constexpr int k_of(int d) { return d == 0 ? CGR_KD : d == 1 ? CGR_KH : CGR_KW; }
+CGR_FX constexpr int out_of(int d) { return d == 0 ? CGR_OD : d == 1 ? CGR_OH : CGR_OW; }
+CGR_FX constexpr int stride_of(int d) { return d == 0 ? CGR_SD : d == 1 ? CGR_SH : CGR_SW; }
+CGR_FX constexpr int pad_of(int d) { return d == 0 ? CGR_PD : d == 1 ? CGR_PH : CGR_PW; }
+CGR_FX constexpr int dil_of(int d) { return d == 0 ? CGR_DD : d == 1 ? CGR_DH : CGR_DW; }
+
+// The input indices along d whose tap k lands inside the output (o = i*stride - pad + k*dil
+// in [0, out)): [tap_lo, tap_hi], empty when tap_lo > tap_hi.
+CGR_FX constexpr int tap_lo(int d, int k)
+{
+    const int num = pad_of(d) - k * dil_of(d);
+    return num <= 0 ? 0 : (num + stride_of(d) - 1) / stride_of(d);
+}
+CGR_FX constexpr int tap_hi(int d, int k)
+{
+    const int num = out_of(d) - 1 + pad_of(d) - k * dil_of(d);
+    const int hi = num < 0 ? -1 : num / stride_of(d);
+    return hi < in_of(d) - 1 ? hi : in_of(d) - 1;
+}
+// The leading (lead) and trailing (trail) indices along d some tap misses: each its own
+// cell; the indices between them (every tap reaches them) one cell.
+CGR_FX constexpr int lead_of(int d)
+{
+    int a = 0;
+    for (int k = 0; k < k_of(d); ++k)
+        a = tap_lo(d, k) > a ? tap_lo(d, k) : a;
+    return a;
+}
+CGR_FX constexpr int trail_of(int d)
+{
+    int b = 0;
+    for (int k = 0; k < k_of(d); ++k)
+        b = in_of(d) - 1 - tap_hi(d, k) > b ? in_of(d) - 1 - tap_hi(d, k) : b;
+    return b;
+}
+CGR_FX constexpr int cells_of(int d) { return lead_of(d) + trail_of(d) + 1; }
+CGR_FX constexpr int cell_of(int d, int i)
+{
+    return i < lead_of(d) ? i : i >= in_of(d) - trail_of(d) ? lead_of(d) + 1 + (i - (in_of(d) - trail_of(d)))
+                                                         : lead_of(d);
+}
+constexpr int kC0 = cells_of(0), kC1 = cells_of(1), kC2 = cells_of(2);
+constexpr int kCells = kC0 * kC1 * kC2;      // a plane's cells
+constexpr int kSingles = kC2 - 1;            // a row's cells of one index (along W)
+// The s-th index of a row that is a cell of its own (s < kSingles).
+CGR_FX constexpr int single_w(int s) { return s < lead_of(2) ? s : kIW - trail_of(2) + (s - lead_of(2)); }
+// Whether cell (c0, c1, c2) lies in the box of input indices tap (k0, k1, k2) reaches.
+CGR_FX constexpr bool in_box(int d, int c, int k)
+{
+    return tap_lo(d, k) <= tap_hi(d, k) && cell_of(d, tap_lo(d, k)) <= c && c <= cell_of(d, tap_hi(d, k));
+}
+
+constexpr int kThreads = CGR_THREADS, kWarps = kThreads / 32;
 constexpr int kNin = CGR_NIN;
-constexpr int64_t kRows = int64_t(kNb) * kCin;           // rows of x: ws[0, kRows)
+constexpr int64_t kRows = int64_t(kNb) * kCin;           // planes of x: cell sums at ws[row*kCells]
 constexpr int64_t kPairs = int64_t(kCin) * kCoutG;       // (ci, co) pairs of the weight
-constexpr int kPairsCta = kThreads / 32;                 // a warp a pair
+constexpr int kPairsCta = kWarps;                        // a warp a pair
 constexpr int64_t kPairCtas = (kPairs + kPairsCta - 1) / kPairsCta;
+constexpr int64_t kWsDoubles = (kRows + kPairs) * kCells;
 static_assert(kCin % kG == 0 && kCout % kG == 0, "groups divide the channels");
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps");
 static_assert(CGR_SPATRED == 1 || CGR_SPATRED == 2, "a mean (1) or a sum (2)");
+static_assert(lead_of(0) + trail_of(0) < in_of(0) && lead_of(1) + trail_of(1) < in_of(1) &&
+              lead_of(2) + trail_of(2) < in_of(2), "every tap reaches the middle cell of each dim");
+static_assert(kCells <= 64 && kSingles <= 32, "few border cells (src/recipe_conv.c recipe_conv_pixels_fold)");
 static_assert(kRows + kPairCtas < (int64_t(1) << 31), "grid limits");
 
+#ifndef CGR_MEAN_EMULATE
 #include "conv_inputs.cuh"  // recipe:inline
 
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];
     float *out;
-    double *ws;  // kRows sums of x, then kPairs sums of the weight's taps
+    double *ws;  // kRows x kCells sums of x, then kPairs x kCells sums of the weight's taps
 };
 
 __device__ __forceinline__ double warp_sum(double v)
@@ -94,53 +176,91 @@ __device__ __forceinline__ double warp_sum(double v)
     return v;
 }
 
-// Row b of x summed by the CTA (thread 0 gets the total).
-__device__ __forceinline__ double row_sum(const float *row)
+// The n elements at p summed by a warp's lanes (lane-strided, 16-byte loads where aligned).
+template <int64_t N> __device__ __forceinline__ double lanes_sum(const float *p, int lane, int step)
 {
     double s = 0;
-    if constexpr (kPlaneIn % 4 == 0) {  // rows start 16-byte aligned (cudaMalloc'd x)
-        const float4 *r4 = reinterpret_cast<const float4 *>(row);
-        const int64_t n4 = kPlaneIn / 4;
+    if constexpr (N % 4 == 0) {  // p 16-byte aligned: x is, and N a multiple of 4 floats
+        const float4 *p4 = reinterpret_cast<const float4 *>(p);
 #pragma unroll 4
-        for (int64_t i = threadIdx.x; i < n4; i += kThreads) {
-            const float4 v = __ldg(r4 + i);
+        for (int64_t i = lane; i < N / 4; i += step) {
+            const float4 v = __ldg(p4 + i);
             s += double(v.x) + double(v.y) + double(v.z) + double(v.w);
         }
     } else {
-        for (int64_t i = threadIdx.x; i < kPlaneIn; i += kThreads)
-            s += double(__ldg(row + i));
-    }
-    __shared__ double part[kThreads / 32];
-    s = warp_sum(s);
-    if ((threadIdx.x & 31) == 0)
-        part[threadIdx.x / 32] = s;
-    __syncthreads();
-    if (threadIdx.x < 32) {
-        s = threadIdx.x < kThreads / 32 ? part[threadIdx.x] : 0.0;
-        s = warp_sum(s);
+        for (int64_t i = lane; i < N; i += step)
+            s += double(__ldg(p + i));
     }
     return s;
+}
+
+// One plane of x (image n, channel ci) into its cell sums: the whole plane where it is one
+// cell; else a warp a row: the row's sum, its single cells along W read apart, the middle
+// cell their difference, into the warp's own slot of shared memory, then the warps' slots added.
+__device__ __forceinline__ void plane_cells(const float *plane, double *out)
+{
+    const int warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+    if constexpr (kCells == 1) {
+        __shared__ double part[kWarps];
+        double s = warp_sum(lanes_sum<kPlaneIn>(plane, threadIdx.x, kThreads));
+        if (lane == 0)
+            part[warp] = s;
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            for (int w = 1; w < kWarps; ++w)
+                s += part[w];
+            out[0] = s;
+        }
+    } else {
+        __shared__ double acc[kWarps][kCells];
+        for (int i = threadIdx.x; i < kWarps * kCells; i += kThreads)
+            (&acc[0][0])[i] = 0.0;
+        __syncthreads();
+        for (int r = warp; r < kPlaneRows; r += kWarps) {
+            const float *row = plane + int64_t(r) * kIW;
+            const double total = warp_sum(lanes_sum<kIW>(row, lane, 32));
+            const double single = lane < kSingles ? double(__ldg(row + single_w(lane))) : 0.0;
+            const double singles = warp_sum(single);
+            const int base = (cell_of(0, r / CGR_IH) * kC1 + cell_of(1, r % CGR_IH)) * kC2;
+            if (lane < kSingles)
+                acc[warp][base + cell_of(2, single_w(lane))] += single;
+            if (lane == 0)
+                acc[warp][base + lead_of(2)] += total - singles;
+            __syncwarp();
+        }
+        __syncthreads();
+        for (int c = threadIdx.x; c < kCells; c += kThreads) {
+            double s = 0;
+            for (int w = 0; w < kWarps; ++w)
+                s += acc[w][c];
+            out[c] = s;
+        }
+    }
 }
 
 __global__ void __launch_bounds__(kThreads) sums_kernel(const Params p)
 {
     const int64_t b = blockIdx.x;
     if (b < kRows) {
-        const double s = row_sum(p.in[CGR_X] + b * kPlaneIn);
-        if (threadIdx.x == 0)
-            p.ws[b] = s;
+        plane_cells(p.in[CGR_X] + b * kPlaneIn, p.ws + b * kCells);
         return;
     }
     const int64_t q = (b - kRows) * kPairsCta + threadIdx.x / 32;  // the weight's (ci, co) pair
     if (q >= kPairs)
         return;
     const float *w = p.in[CGR_W] + q * kTaps;  // [CIN][COUT/groups][taps]: a pair's taps contiguous
-    double s = 0;
-    for (int k = threadIdx.x & 31; k < kTaps; k += 32)
-        s += double(__ldg(w + k));
-    s = warp_sum(s);
-    if ((threadIdx.x & 31) == 0)
-        p.ws[kRows + q] = s;
+    for (int c = 0; c < kCells; ++c) {
+        const int c0 = c / (kC1 * kC2), c1 = c / kC2 % kC1, c2 = c % kC2;
+        double s = 0;
+        for (int k = threadIdx.x & 31; k < kTaps; k += 32) {
+            const int k0 = k / (CGR_KH * CGR_KW), k1 = k / CGR_KW % CGR_KH, k2 = k % CGR_KW;
+            if (in_box(0, c0, k0) && in_box(1, c1, k1) && in_box(2, c2, k2))
+                s += double(__ldg(w + k));
+        }
+        s = warp_sum(s);
+        if ((threadIdx.x & 31) == 0)
+            p.ws[(kRows + q) * kCells + c] = s;
+    }
 }
 
 __global__ void __launch_bounds__(kThreads) out_kernel(const Params p)
@@ -149,11 +269,14 @@ __global__ void __launch_bounds__(kThreads) out_kernel(const Params p)
     if (i >= int64_t(kNb) * kCout)
         return;
     const int n = int(i / kCout), co = int(i % kCout), g = co / kCoutG, col = co % kCoutG;
-    const double *X = p.ws + int64_t(n) * kCin + int64_t(g) * kCinG;
-    const double *W = p.ws + kRows + int64_t(g) * kCinG * kCoutG + col;
     double s = 0;
-    for (int c = 0; c < kCinG; ++c)
-        s += X[c] * W[int64_t(c) * kCoutG];
+    for (int c = 0; c < kCinG; ++c) {
+        const int64_t ci = int64_t(g) * kCinG + c;
+        const double *X = p.ws + (int64_t(n) * kCin + ci) * kCells;
+        const double *W = p.ws + (kRows + ci * kCoutG + col) * kCells;
+        for (int cell = 0; cell < kCells; ++cell)
+            s += X[cell] * W[cell];
+    }
     float x[kNin > 0 ? kNin : 1];
     inputs_at(p, i, co, x);  // scalars and values a channel (no input of the convolution's shape)
     float r = cgr_pre(float(s / double(kPlaneOut)), x);
@@ -163,13 +286,15 @@ __global__ void __launch_bounds__(kThreads) out_kernel(const Params p)
 }
 
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
+#endif  // CGR_MEAN_EMULATE
 
 }  // namespace cgr_mean
 
+#ifndef CGR_MEAN_EMULATE
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
-    return size_t(cgr_mean::kRows + cgr_mean::kPairs) * sizeof(double);
+    return size_t(cgr_mean::kWsDoubles) * sizeof(double);
 }
 
 CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
@@ -185,11 +310,11 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_UNSUPPORTED;
     if (kNb == 0 || kCout == 0)
         return CG_OK;
-    if (workspace_bytes < size_t(kRows + kPairs) * sizeof(double) ||
+    if (workspace_bytes < size_t(kWsDoubles) * sizeof(double) ||
         reinterpret_cast<uintptr_t>(workspace) % alignof(double) != 0)
         return CG_UNSUPPORTED;
-    if (kPlaneIn % 4 == 0 && reinterpret_cast<uintptr_t>(p.in[CGR_X]) % 16 != 0)
-        return CG_UNSUPPORTED;  // the rows' 16-byte loads
+    if ((kCells == 1 ? kPlaneIn % 4 == 0 : kIW % 4 == 0) && reinterpret_cast<uintptr_t>(p.in[CGR_X]) % 16 != 0)
+        return CG_UNSUPPORTED;  // the 16-byte loads
     p.out = static_cast<float *>(out[0].data);
     p.ws = static_cast<double *>(workspace);
     sums_kernel<<<unsigned(kRows + kPairCtas), kThreads, 0, stream>>>(p);
@@ -199,3 +324,4 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         return CG_LAUNCH_FAILED;
     return CG_OK;
 }
+#endif  // CGR_MEAN_EMULATE

@@ -426,23 +426,56 @@ static int acc_degree(const recipe_plan *p, int n)
 /*
  * A mean or sum over all the pixels of a transposed convolution, after an epilogue affine in
  * its value (level 2 #77: ConvTranspose3d, x 2, BatchNorm, global average pooling; #42:
- * ConvTranspose2d then torch.mean over (2, 3)). Without padding every tap of every input
- * pixel lands in the output (o = i*stride + k*dil, and the output reaches (in - 1)*stride +
- * dil*(k - 1) + 1), so the sum over the output's pixels of y[n, co] is
- *   sum_ci (sum_i x[n, ci, i]) (sum_k w[ci, co, k])   (ci over co's group),
- * exact, and the epilogue, affine with coefficients a channel, commutes with the mean. The
- * kernel (recipes/conv_mean.cu) reads x once and the weight once instead of computing
- * the convolution. Not with padding (the border's taps fall outside), nor for a
- * convolution (its border pixels see fewer taps). Marks in post the inputs result reads.
+ * ConvTranspose2d then torch.mean over (2, 3); #44: stride 2, padding 1). Along each dim the
+ * input indices a tap reaches are an interval; only a few border indices are missed by some
+ * tap (none without padding), so with the border indices each a cell and the rest one cell
+ * the sum over the output's pixels of y[n, co] is
+ *   sum_ci sum_cells (sum of x[n, ci] over the cell) (sum of w[ci, co]'s taps reaching it),
+ * exact (one cell without padding), and the epilogue, affine with coefficients a channel,
+ * commutes with the mean. The kernel (recipes/conv_mean.cu) reads x once and the weight
+ * once instead of computing the convolution. Not for a convolution (its taps' reach
+ * differs pixel by pixel at the borders: not implemented), nor with more than
+ * RECIPE_CONV_FOLD_CELLS cells a plane. Marks in post the inputs result reads.
  */
+/* Along dim d, the input indices tap k reaches (o = i*stride - pad + k*dil in [0, out)):
+ * [lo, hi], recipes/conv_mean.cu's tap_lo and tap_hi. */
+static void tap_range(const recipe_conv_plan *c, int d, int64_t k, int64_t *lo, int64_t *hi)
+{
+    int64_t num = c->pad[d] - k * c->dil[d];
+    *lo = num <= 0 ? 0 : (num + c->stride[d] - 1) / c->stride[d];
+    num = c->out[d] - 1 + c->pad[d] - k * c->dil[d];
+    *hi = num < 0 ? -1 : num / c->stride[d];
+    if (*hi > c->in[d] - 1)
+        *hi = c->in[d] - 1;
+}
+
+void recipe_conv_fold_border(const recipe_conv_plan *c, int d, int64_t *lead, int64_t *trail)
+{
+    *lead = *trail = 0;
+    for (int64_t k = 0; k < c->k[d]; k++) {
+        int64_t lo, hi;
+        tap_range(c, d, k, &lo, &hi);
+        if (lo > *lead)
+            *lead = lo;
+        if (c->in[d] - 1 - hi > *trail)
+            *trail = c->in[d] - 1 - hi;
+    }
+}
+
 bool recipe_conv_pixels_fold(const recipe_conv_plan *c)
 {
     if (!c->transposed)
         return false;
-    for (int d = 0; d < 3; d++)
-        if (c->pad[d] != 0)
+    int64_t cells = 1, lead, trail;
+    for (int d = 0; d < 3; d++) {
+        recipe_conv_fold_border(c, d, &lead, &trail);
+        if (lead + trail >= c->in[d]) /* a tap reaching none of the middle */
             return false;
-    return true;
+        cells *= lead + trail + 1;
+        if (d == 2 && lead + trail > 32) /* a warp's lanes read a row's border cells */
+            return false;
+    }
+    return cells <= RECIPE_CONV_FOLD_CELLS;
 }
 
 static int spatred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bool *post, strbuf *why)
@@ -455,8 +488,8 @@ static int spatred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bo
         return nc(why, "%s over the pixels of a convolution (its border pixels see fewer taps: only a "
                   "transposed convolution without padding folds)", name);
     if (!recipe_conv_pixels_fold(c))
-        return nc(why, "%s over the pixels of a transposed convolution with padding (the cropped "
-                  "taps: only one without padding folds)", name);
+        return nc(why, "%s over the pixels of a transposed convolution whose padding crops more than a few "
+                  "border rows (recipes/conv_mean.cu: at most 64 cells a plane)", name);
     if (rx_reaches(p, result, c->acc_node))
         return nc(why, "%s of a convolution combined with the convolution itself", name);
     c->spatred = p->red == RED_MEAN ? 1 : 2;
@@ -612,8 +645,14 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
     if (c->spatred) {
         strbuf_addf(out, "folded: the %s over the pixels%s of ", recipe_red_name(p->red), p->keepdim ? " (keepdim)" : "");
         rx_format(p, p->root, out);
-        strbuf_adds(out, " is that of the convolution's sums, sum_ci (sum of x[n, ci]) (sum of w[ci, co]'s taps) "
-                         "(no padding: every tap of every input lands in the output), through the same map; then ");
+        strbuf_adds(out, " is that of the convolution, sum_ci sum_cells (x[n, ci] summed over the cell) (w[ci, co]'s "
+                         "taps reaching the cell, summed), through the same map, over ");
+        for (int d = 3 - c->dims; d < 3; d++) {
+            int64_t lead, trail;
+            recipe_conv_fold_border(c, d, &lead, &trail);
+            strbuf_addf(out, "%s%lld", d > 3 - c->dims ? " x " : "", (long long)(lead + trail + 1));
+        }
+        strbuf_adds(out, " cells a plane (the border indices some tap misses each a cell, the rest one); then ");
         if (p->epi >= 0)
             rx_format(p, p->epi, out);
         else
@@ -1428,7 +1467,7 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
         return;
     }
     if (v->fold) {
-        strbuf_addf(out, "conv folded into its sums (mean over the pixels) threads=%d", v->dw_threads);
+        strbuf_addf(out, "conv folded into cell sums (its mean or sum over the pixels) threads=%d", v->dw_threads);
         return;
     }
     if (v->direct_co) {

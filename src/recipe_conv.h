@@ -73,10 +73,14 @@ bool recipe_conv_flippable(const recipe_conv_plan *c);
 bool recipe_conv_pointwise(const recipe_plan *plan);
 int recipe_conv_as_gemm(const recipe_plan *plan, recipe_plan *gemm);
 
-/* Whether the sum over all the output pixels of the convolution is sum_ci (sum of x[n, ci]) x
- * (sum of w[ci, co]'s taps) (ci over co's group): a transposed convolution without padding,
- * every tap of every input pixel landing in the output (recipes/conv_mean.cu folds a mean or
- * sum over the pixels after an affine epilogue so: plan.conv.spatred). */
+/* Whether a mean or sum over all the output pixels of the convolution folds into sums of x
+ * over cells of its planes and sums of the weight's taps reaching each cell (recipes/
+ * conv_mean.cu, plan.conv.spatred): a transposed convolution whose taps each reach every
+ * input index along each dim but a few border ones (lead first and trail last, from
+ * recipe_conv_fold_border: each a cell, the rest one cell), at most RECIPE_CONV_FOLD_CELLS
+ * cells a plane and 32 border indices along W. Without padding, one cell. */
+#define RECIPE_CONV_FOLD_CELLS 64
+void recipe_conv_fold_border(const recipe_conv_plan *c, int d, int64_t *lead, int64_t *trail);
 bool recipe_conv_pixels_fold(const recipe_conv_plan *c);
 
 /* The plan in words (recipe_describe) and on one line (recipe_summary). */
