@@ -1127,7 +1127,7 @@ static int conv_wgmma_params(const recipe_conv_plan *c, const recipe_hw *hw, int
     k->threads = 128 * (bm / 64 + 1);
     /* a stride-1 transposed convolution flipped (nhwc 2); a strided one in phases (1) */
     int nhwc = c->transposed && !recipe_conv_phases(c) ? 2 : 1;
-    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1, 0, 0, 0 };
+    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1, 0, 0, 0, 0 };
     return 1;
 }
 
@@ -1214,7 +1214,12 @@ static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, r
             co = b;
     if (!co || c->n * c->groups * (c->gn / co) >= 65536)
         return false;
-    const int threads = 128;
+    /* stores through a shared tile, a CTA two chunks of 32 x SW outputs (lab round 60, H100:
+     * #81 0.575 ms against 1.980 with 128 threads storing SW floats apart; 64 x SW beat 32 x
+     * SW on #81, #79 and #75), where the tile and the weights fit; else the plain stores */
+    int64_t sw = c->stride[2];
+    bool stage = 64 * sw <= 1024 && (cin_g * taps * (co + 4) + co * 64 * sw) * 4 <= 200 * 1024;
+    const int threads = stage ? (int)(64 * sw) : 128;
     int iters = 8;
     while (iters > 1 && (plane + threads * iters - 1) / (threads * iters) * c->n * c->groups * (c->gn / co) < 8LL * hw->sms)
         iters /= 2;
@@ -1223,6 +1228,7 @@ static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, r
     k->conv.dw_threads = threads;
     k->conv.stages = iters;
     k->conv.direct_co = co;
+    k->conv.direct_stage = stage;
     return true;
 }
 
@@ -1366,14 +1372,14 @@ int recipe_conv_variants_tiled(const recipe_plan *p, const recipe_hw *hw, recipe
 static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     static const recipe_conv_params cand[] = {
-        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma, direct_co, fold, as_gemm */
-        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0, 0 },
-        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0, 0 },
-        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0, 0, 0, 0 },
-        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0, 0, 0, 0 },
-        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0, 0 },
-        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0, 0 },
-        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0, 0 },
+        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma, direct_co, direct_stage, fold, as_gemm */
+        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0, 0, 0, 0, 0 },
+        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0, 0, 0 },
+        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
     };
     const recipe_conv_plan *c = &p->conv;
     int64_t cout32 = (c->gn + 31) / 32 * 32;
@@ -1426,7 +1432,7 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
      * Grouped plans take neither channels-last nor the flipped form: the tail below only
      * adds the plain TF32 copy of this first one. */
     if (c->groups > 1 && c->gn <= 16 && n > 0) {
-        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0, 0 };
+        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0, 0, 0 };
         if (n >= max - 1)
             n = max - 2;
         memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
@@ -1471,8 +1477,8 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
         return;
     }
     if (v->direct_co) {
-        strbuf_addf(out, "conv direct threads=%d channels=%d pixel-blocks=%d", v->dw_threads, v->direct_co,
-                    v->stages);
+        strbuf_addf(out, "conv direct threads=%d channels=%d pixel-blocks=%d%s", v->dw_threads, v->direct_co,
+                    v->stages, v->direct_stage ? " staged-stores" : "");
         return;
     }
     if (v->dw_threads) {
@@ -1577,7 +1583,8 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     if (v->wgmma)
         strbuf_adds(sb, "#define CGR_WGMMA 1\n");
     if (v->direct_co)
-        strbuf_addf(sb, "#define CGR_CO_T %d\n#define CGR_ITERS %d\n", v->direct_co, v->stages);
+        strbuf_addf(sb, "#define CGR_CO_T %d\n#define CGR_ITERS %d\n#define CGR_DIRECT_STAGE %d\n", v->direct_co,
+                    v->stages, v->direct_stage);
     if (v->dw_threads)
         strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
     else

@@ -5,9 +5,10 @@
 # padding) generated as the first variant, which must be the direct one, its kernel compiled
 # with the host C++ compiler into tests/cli/recipe_direct_emu.cpp, which stages the weights
 # and sums every output through the template's own index math and compares each with the
-# transposed convolution by PyTorch's definition, in double; then again in the lab form
-# CGR_DIRECT_STAGE (the sums stored through a shared tile, a CTA a chunk of 32 x SW
-# outputs: every output stored once, from the place its thread put it). Needs a C++17
+# transposed convolution by PyTorch's definition, in double. The generated form stores the
+# sums through a shared tile (CGR_DIRECT_STAGE 1, a CTA two chunks of 32 x SW outputs: every
+# output stored once, from the place its thread put it); it runs again with a CTA one chunk,
+# and in the plain stores (128 threads). Needs a C++17
 # compiler and the CUDA headers; skips, saying so, without them.
 . "$(dirname "$0")/lib.sh"
 
@@ -25,11 +26,15 @@ for spec in "$SRC"/tests/data/recipe/conv-direct/*.json; do
   if ! "$CUTEGEN" recipe --spec "$spec" --variant 0 --out "$TMP/gen/$name.cu" >/dev/null 2>"$TMP/log/$name.gen"; then
     echo "FAIL: $name: generation"; sed 's/^/  /' "$TMP/log/$name.gen"; failures=$((failures + 1)); continue
   fi
-  # and the lab form CGR_DIRECT_STAGE (stores through a shared tile): a CTA a chunk of 32 x SW
+  # the generated form stores through a shared tile (CGR_DIRECT_STAGE 1, a CTA two chunks of
+  # 32 x SW); also a CTA one chunk, and the plain stores (128 threads, SW floats apart)
+  grep -q '^#define CGR_DIRECT_STAGE 1$' "$TMP/gen/$name.cu" ||
+    { echo "FAIL: $name: the generated direct kernel does not stage its stores"; failures=$((failures + 1)); }
   sw=$(sed -n 's/^#define CGR_SW \([0-9]*\)$/\1/p' "$TMP/gen/$name.cu" | head -1)  # the generated one, before the defaults
-  { echo "#define CGR_DIRECT_STAGE 1"; sed "s/^#define CGR_THREADS [0-9]*$/#define CGR_THREADS $((32 * ${sw:-1}))/" "$TMP/gen/$name.cu"; } \
-    >"$TMP/gen/$name-stage.cu"
-  for form in "$name" "$name-stage"; do
+  sed "s/^#define CGR_THREADS [0-9]*$/#define CGR_THREADS $((32 * ${sw:-1}))/" "$TMP/gen/$name.cu" >"$TMP/gen/$name-stage32.cu"
+  sed -e "s/^#define CGR_THREADS [0-9]*$/#define CGR_THREADS 128/" -e 's/^#define CGR_DIRECT_STAGE 1$/#define CGR_DIRECT_STAGE 0/' \
+    "$TMP/gen/$name.cu" >"$TMP/gen/$name-plain.cu"
+  for form in "$name" "$name-stage32" "$name-plain"; do
     [ "$form" = "$name" ] || tests=$((tests + 1))
     if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$form.cu\"" "${incs[@]}" \
          "$SRC/tests/cli/recipe_direct_emu.cpp" -o "$TMP/bin/$form" >"$TMP/log/$form.log" 2>&1; then
