@@ -249,17 +249,25 @@ static int reduced_product(const json_t *spec, const json_t *graph, size_t c, re
     return rc;
 }
 
-/* A convolution reduced over its channels at the cut (level 2's 36: the min over dim 1,
- * then a sum over the height in a later stage): stage 0 recognised again with the
- * channel dim of the convolution's shape mid kept as 1, then dropped. 0 (mid the reduced
- * shape), or 1 (the cut's value is something else). */
-static int chan_reduced(const json_t *spec, const json_t *graph, size_t c, recipe_plan *plan, recipe_tensor *mid)
+/* A convolution reduced at the cut, over its channels (pixels false; level 2's 36: the min
+ * over dim 1, then a sum over the height in a later stage) or over all its pixels (pixels
+ * true; level 2's 42: the mean over (2, 3), then a bias and a logsumexp over the channels
+ * later; recipes/conv_mean.cu folds it): stage 0 recognised again with those dims of the
+ * convolution's shape mid kept as 1, then dropped. 0 (mid the reduced shape), or 1 (the
+ * cut's value is something else). */
+static int conv_reduced(const json_t *spec, const json_t *graph, size_t c, recipe_plan *plan, recipe_tensor *mid,
+                        bool pixels)
 {
     strbuf why = STRBUF_INIT;
     int rc = 1;
     for (int keep = 1; keep >= 0 && rc; keep--) {
         recipe_tensor red = *mid;
-        if (keep) {
+        if (pixels && keep) {
+            for (int d = 2; d < red.ndim; d++)
+                red.shape[d] = 1;
+        } else if (pixels) {
+            red.ndim = 2;
+        } else if (keep) {
             red.shape[1] = 1;
         } else {
             memmove(&red.shape[1], &red.shape[2], (size_t)(red.ndim - 2) * sizeof red.shape[0]);
@@ -271,37 +279,7 @@ static int chan_reduced(const json_t *spec, const json_t *graph, size_t c, recip
         strbuf_reset(&why);
         rc = recipe_recognise_single(s0, plan, &why);
         json_decref(s0);
-        if (rc == 0 && (plan->family != RECIPE_CONV || !plan->conv.chanred))
-            rc = 1;
-        if (rc == 0)
-            *mid = red;
-    }
-    strbuf_release(&why);
-    return rc;
-}
-
-/* A transposed convolution reduced over its pixels at the cut (level 2's 42: the mean over
- * (2, 3), then a bias and a logsumexp over the channels in a later stage; recipes/conv_mean.cu
- * folds it): stage 0 recognised again with the pixel dims of mid kept as 1, then dropped. 0
- * (mid the reduced shape), or 1. */
-static int pix_reduced(const json_t *spec, const json_t *graph, size_t c, recipe_plan *plan, recipe_tensor *mid)
-{
-    strbuf why = STRBUF_INIT;
-    int rc = 1;
-    for (int keep = 1; keep >= 0 && rc; keep--) {
-        recipe_tensor red = *mid;
-        if (keep)
-            for (int d = 2; d < red.ndim; d++)
-                red.shape[d] = 1;
-        else
-            red.ndim = 2;
-        contiguous_mid(&red, mid->name);
-        json_t *s0 = stage0_spec(spec, graph, c, &red, false);
-        recipe_plan_release(plan);
-        strbuf_reset(&why);
-        rc = recipe_recognise_single(s0, plan, &why);
-        json_decref(s0);
-        if (rc == 0 && (plan->family != RECIPE_CONV || !plan->conv.spatred))
+        if (rc == 0 && (plan->family != RECIPE_CONV || !(pixels ? plan->conv.spatred : plan->conv.chanred)))
             rc = 1;
         if (rc == 0)
             *mid = red;
@@ -359,11 +337,9 @@ static int recognise_stage0(const json_t *spec, const json_t *graph, size_t c, c
     }
     if (rc == 0 && plan->family == RECIPE_GEMM && plan->root >= 0)
         rc = reduced_product(spec, graph, c, plan, mid, why);
-    if (rc && product && mid->ndim >= 3 && mid->shape[1] > 1 && chan_reduced(spec, graph, c, plan, mid) == 0) {
-        strbuf_reset(why);
-        rc = 0;
-    }
-    if (rc && product && mid->ndim >= 3 && pix_reduced(spec, graph, c, plan, mid) == 0) {
+    if (rc && product && mid->ndim >= 3 &&
+        ((mid->shape[1] > 1 && conv_reduced(spec, graph, c, plan, mid, false) == 0) ||
+         conv_reduced(spec, graph, c, plan, mid, true) == 0)) {
         strbuf_reset(why);
         rc = 0;
     }
