@@ -370,6 +370,30 @@ static int begin_reduction(struct walk *w, const struct value *x, const char *wh
     return 0;
 }
 
+int rx_affine_degree(const recipe_plan *p, int n, bool (*coef)(const recipe_plan *p, int input, const void *ctx),
+                     const void *ctx)
+{
+    const rx_node *x = &p->nodes[n];
+    switch (x->op) {
+    case RX_ACC: return 1;
+    case RX_CONST: return 0;
+    case RX_INPUT: return coef(p, x->input, ctx) ? 0 : -1;
+    default: break;
+    }
+    int da = x->a >= 0 ? rx_affine_degree(p, x->a, coef, ctx) : 0;
+    int db = x->b >= 0 ? rx_affine_degree(p, x->b, coef, ctx) : 0;
+    if (da < 0 || db < 0)
+        return -1;
+    switch (x->op) {
+    case RX_NEG: return da;
+    case RX_ADD:
+    case RX_SUB: return da > db ? da : db;
+    case RX_MUL: return da + db <= 1 ? da + db : -1;
+    case RX_DIV: return db == 0 ? da : -1;
+    default: return da + db == 0 ? 0 : -1;
+    }
+}
+
 bool rx_reaches(const recipe_plan *p, int n, int target)
 {
     if (n < 0)

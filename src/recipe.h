@@ -303,6 +303,12 @@ void recipe_summary(const recipe_plan *p, strbuf *out);
 void rx_format(const recipe_plan *p, int node, strbuf *out);
 /* Whether the expression DAG under node n contains node target. */
 bool rx_reaches(const recipe_plan *p, int n, int target);
+/* The degree in the accumulator (RX_ACC) of the expression under n: 1 where it is affine in
+ * it (a x acc + b), 0 where it does not read it, -1 otherwise; an input counts as a constant
+ * where coef(p, input, ctx) says so, else as -1 (recipe_gemm.c's row sums, recipe_conv.c's
+ * means over the pixels). */
+int rx_affine_degree(const recipe_plan *p, int n, bool (*coef)(const recipe_plan *p, int input, const void *ctx),
+                     const void *ctx);
 /* Evaluates node in float with the kernels' formulas: x[i] is input i's value, acc the
  * reduced value (for RX_ACC). */
 float rx_eval(const recipe_plan *p, int node, const float *x, float acc);

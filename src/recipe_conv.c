@@ -399,28 +399,11 @@ static bool reduces_pixels(const recipe_plan *p, int nd)
     return true;
 }
 
-/* 1 when the expression under n is affine in the convolution's value (a x acc + b, with a
- * and b constants, scalars or values a channel), 0 when it does not read it, -1 otherwise. */
-static int acc_degree(const recipe_plan *p, int n)
+/* A coefficient of the convolution's value: a scalar or a value a channel. */
+static bool conv_coef(const recipe_plan *p, int input, const void *ctx)
 {
-    const rx_node *x = &p->nodes[n];
-    if (n == p->conv.acc_node)
-        return 1;
-    if (x->op == RX_INPUT)
-        return p->conv.kind[x->input] == RC_SCALAR || p->conv.kind[x->input] == RC_CHAN ? 0 : -1;
-    if (x->op == RX_CONST)
-        return 0;
-    int da = x->a >= 0 ? acc_degree(p, x->a) : 0, db = x->b >= 0 ? acc_degree(p, x->b) : 0;
-    if (da < 0 || db < 0)
-        return -1;
-    switch (x->op) {
-    case RX_NEG: return da;
-    case RX_ADD:
-    case RX_SUB: return da > db ? da : db;
-    case RX_MUL: return da + db <= 1 ? da + db : -1;
-    case RX_DIV: return db == 0 ? da : -1;
-    default: return da + db == 0 ? 0 : -1;
-    }
+    (void)ctx;
+    return p->conv.kind[input] == RC_SCALAR || p->conv.kind[input] == RC_CHAN;
 }
 
 /*
@@ -569,7 +552,7 @@ int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
     }
     /* a mean over the pixels: the operand affine in the convolution (scalars and values a
      * channel around it), what follows reading scalars and values a channel */
-    if (c->spatred && acc_degree(p, p->root) != 1)
+    if (c->spatred && rx_affine_degree(p, p->root, conv_coef, NULL) != 1)
         return nc(why, "%s over a convolution's pixels of other than an affine map of it (a x conv + b, "
                   "a and b scalars or values a channel)", recipe_red_name(p->red));
     for (int i = 0; c->spatred && i < p->n_inputs; i++)

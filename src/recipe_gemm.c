@@ -996,33 +996,20 @@ void recipe_gemm_summary(const recipe_plan *p, strbuf *out)
 
 /* ================================================================== sum of B's rows */
 
+/* A coefficient of the product: a scalar, or (per_line) a value a row or a column. */
+static bool gemm_coef(const recipe_plan *p, int input, const void *ctx)
+{
+    enum recipe_gemm_in k = p->gemm.in[input];
+    return k == RG_SCALAR || (*(const bool *)ctx && (k == RG_COL || k == RG_ROW));
+}
+
 /* How node depends on the product: 0 not at all (constants and scalar inputs only; with
  * per_line, also inputs with one value a row or a column), 1 affinely (alpha * acc + beta
  * with alpha, beta of degree 0), -1 otherwise (a nonlinear op of it, or an input that
  * varies along the row or column). */
 static int acc_degree_of(const recipe_plan *p, int node, bool per_line)
 {
-    const rx_node *x = &p->nodes[node];
-    enum recipe_gemm_in k;
-    switch (x->op) {
-    case RX_ACC: return 1;
-    case RX_CONST: return 0;
-    case RX_INPUT:
-        k = p->gemm.in[x->input];
-        return k == RG_SCALAR || (per_line && (k == RG_COL || k == RG_ROW)) ? 0 : -1;
-    default: break;
-    }
-    int da = x->a >= 0 ? acc_degree_of(p, x->a, per_line) : 0, db = x->b >= 0 ? acc_degree_of(p, x->b, per_line) : 0;
-    if (da < 0 || db < 0)
-        return -1;
-    switch (x->op) {
-    case RX_NEG: return da;
-    case RX_ADD:
-    case RX_SUB: return da > db ? da : db;
-    case RX_MUL: return da + db <= 1 ? da + db : -1;
-    case RX_DIV: return db == 0 ? da : -1;
-    default: return da + db == 0 ? 0 : -1;
-    }
+    return rx_affine_degree(p, node, gemm_coef, &per_line);
 }
 
 /* Whether the expression under n reads an input of kind k. */
