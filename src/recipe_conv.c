@@ -1271,12 +1271,13 @@ int recipe_conv_as_gemm(const recipe_plan *p, recipe_plan *gp)
 }
 
 /*
- * A pointwise convolution's variants: the GEMM's first (recipes/gemm_tc.cu, no gather),
- * the implicit GEMM's first (to judge the two side by side under `--variants 2`), the
- * GEMM's next two, then the implicit GEMM's others. In NCHW the 1 x 1 convolution's
- * implicit GEMM copies x 4 bytes at a time (M along the pixels is the K-major A, which
- * x is not) or channels-last through the workspace first (a read and a write of x more):
- * level 1 #87 ran 8.3-8.9 ms against eager's 4.6 on the H100 (docs/perf.md, session 27).
+ * A pointwise convolution's variants: the GEMM's first three (recipes/gemm_tc.cu, no
+ * gather), then the implicit GEMM's. In NCHW the 1 x 1 convolution's implicit GEMM copies x
+ * 4 bytes at a time (M along the pixels is the K-major A, which x is not) or channels-last
+ * through the workspace first (a read and a write of x more): level 1 #87 ran 8.3-8.9 ms
+ * against eager's 4.6 on the H100 (docs/perf.md, session 27); judged side by side in
+ * session 30 (H100) the GEMM took 5.209 ms, the WGMMA implicit GEMM 7.829, so `--variants 2`
+ * now judges two GEMM tiles.
  */
 static int pointwise_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
@@ -1288,7 +1289,7 @@ static int pointwise_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
     int nt = recipe_conv_variants_tiled(p, hw, tv, RECIPE_MAX_VARIANTS);
     int n = 0, ig = 0, it = 0;
     for (int slot = 0; n < max && (ig < ng || it < nt); slot++) {
-        bool gemm = ig < ng && (slot != 1 || it >= nt) && (slot < 4 || it >= nt);
+        bool gemm = ig < ng && (slot < 3 || it >= nt);
         if (gemm) {
             out[n] = gv[ig++];
             out[n++].conv.as_gemm = 1;

@@ -2029,7 +2029,7 @@ static void test_conv_wgmma_variants(void **state)
 /* A pointwise convolution as the batched GEMM it is (src/recipe_conv.c recipe_conv_as_gemm):
  * level 1 #87 (Conv2d 64 -> 128, 16 images of 1024 x 1024) and a pointwise ConvTranspose2d
  * with its bias (the weight [CIN, COUT, 1, 1]: A M-major; the bias one value a GEMM row);
- * the variants put the GEMM first, the implicit GEMM's first second; a 3 x 3 convolution,
+ * the variants put the GEMM's first three first, then the implicit GEMM's; a 3 x 3 convolution,
  * a strided 1 x 1 one and a grouped 1 x 1 one are not pointwise. */
 /* The fold of a mean over a transposed convolution's pixels (recipes/conv_mean.cu): wherever
  * recipe_conv_pixels_fold says so, the sum of the direct transposed convolution over its
@@ -2192,14 +2192,14 @@ static void test_conv_pointwise_gemm(void **state)
     int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
     assert_true(n >= 5);
     assert_true(v[0].conv.as_gemm && v[0].gemm.bm > 0 && !v[0].gemm.gemv_rows);
-    assert_true(!v[1].conv.as_gemm && v[1].conv.wgmma);
-    assert_true(v[2].conv.as_gemm && v[3].conv.as_gemm && !v[4].conv.as_gemm && v[4].conv.bm > 0);
+    assert_true(v[1].conv.as_gemm && v[2].conv.as_gemm && memcmp(&v[0].gemm, &v[1].gemm, sizeof v[0].gemm));
+    assert_true(!v[3].conv.as_gemm && v[3].conv.wgmma && !v[4].conv.as_gemm && v[4].conv.bm > 0);
     assert_variant_source(&p, &v[0], "l1_87_conv_pointwise_2D", 0,
                           (const char *const[]){ "recipes/gemm_tc.cu", "#define CGR_M 128\n", "#define CGR_N 1048576\n",
                                                  "#define CGR_BATCH 16\n", "#define CGR_B_KMAJOR 0\n",
                                                  "#define CGR_B_BSTRIDE 67108864\n", "#define CGR_VEC_B 4\n",
                                                  "#define CGR_PW_X 0\n", NULL });
-    assert_variant_source(&p, &v[1], "l1_87_conv_pointwise_2D", 1,
+    assert_variant_source(&p, &v[3], "l1_87_conv_pointwise_2D", 3,
                           (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_WGMMA 1\n", NULL });
     strbuf line = STRBUF_INIT;
     recipe_params_format(&v[0], &line);
@@ -2221,7 +2221,7 @@ static void test_conv_pointwise_gemm(void **state)
                 g.gemm.batch == 2 && g.gemm.b_bstride == 7 * 24);
     assert_int_equal(g.gemm.in[p.conv.bias], RG_MROW);
     n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
-    assert_true(n >= 2 && v[0].conv.as_gemm && !v[1].conv.as_gemm);
+    assert_true(n >= 4 && v[0].conv.as_gemm && v[1].conv.as_gemm && !v[3].conv.as_gemm);
     assert_variant_source(&p, &v[0], "pw_convt2d", 0,
                           (const char *const[]){ "#define CGR_A_KMAJOR 0\n", "#define CGR_LDA 9\n",
                                                  "X(2, CGR_GE_MROW)", "#define CGR_PW_TRANSPOSED 1\n", NULL });
