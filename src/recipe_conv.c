@@ -406,20 +406,6 @@ static bool conv_coef(const recipe_plan *p, int input, const void *ctx)
     return p->conv.kind[input] == RC_SCALAR || p->conv.kind[input] == RC_CHAN;
 }
 
-/*
- * A mean or sum over all the pixels of a transposed convolution, after an epilogue affine in
- * its value (level 2 #77: ConvTranspose3d, x 2, BatchNorm, global average pooling; #42:
- * ConvTranspose2d then torch.mean over (2, 3); #44: stride 2, padding 1). Along each dim the
- * input indices a tap reaches are an interval; only a few border indices are missed by some
- * tap (none without padding), so with the border indices each a cell and the rest one cell
- * the sum over the output's pixels of y[n, co] is
- *   sum_ci sum_cells (sum of x[n, ci] over the cell) (sum of w[ci, co]'s taps reaching it),
- * exact (one cell without padding), and the epilogue, affine with coefficients a channel,
- * commutes with the mean. The kernel (recipes/conv_mean.cu) reads x once and the weight
- * once instead of computing the convolution. Not for a convolution (its taps' reach
- * differs pixel by pixel at the borders: not implemented), nor with more than
- * RECIPE_CONV_FOLD_CELLS cells a plane. Marks in post the inputs result reads.
- */
 /* Along dim d, the input indices tap k reaches (o = i*stride - pad + k*dil in [0, out)):
  * [lo, hi], recipes/conv_mean.cu's tap_lo and tap_hi. */
 static void tap_range(const recipe_conv_plan *c, int d, int64_t k, int64_t *lo, int64_t *hi)
@@ -461,6 +447,20 @@ bool recipe_conv_pixels_fold(const recipe_conv_plan *c)
     return cells <= RECIPE_CONV_FOLD_CELLS;
 }
 
+/*
+ * A mean or sum over all the pixels of a transposed convolution, after an epilogue affine in
+ * its value (level 2 #77: ConvTranspose3d, x 2, BatchNorm, global average pooling; #42:
+ * ConvTranspose2d then torch.mean over (2, 3); #44: stride 2, padding 1). Along each dim the
+ * input indices a tap reaches are an interval; only a few border indices are missed by some
+ * tap (none without padding), so with the border indices each a cell and the rest one cell
+ * the sum over the output's pixels of y[n, co] is
+ *   sum_ci sum_cells (sum of x[n, ci] over the cell) (sum of w[ci, co]'s taps reaching it),
+ * exact (one cell without padding), and the epilogue, affine with coefficients a channel,
+ * commutes with the mean. The kernel (recipes/conv_mean.cu) reads x once and the weight
+ * once instead of computing the convolution. Not for a convolution (its taps' reach
+ * differs pixel by pixel at the borders: not implemented), nor with more than
+ * RECIPE_CONV_FOLD_CELLS cells a plane. Marks in post the inputs result reads.
+ */
 static int spatred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bool *post, strbuf *why)
 {
     recipe_conv_plan *c = &p->conv;
@@ -468,11 +468,12 @@ static int spatred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bo
     if (p->red != RED_MEAN && p->red != RED_SUM)
         return nc(why, "%s over a convolution's pixels (a mean or a sum folds)", name);
     if (!c->transposed)
-        return nc(why, "%s over the pixels of a convolution (its border pixels see fewer taps: only a "
-                  "transposed convolution without padding folds)", name);
+        return nc(why, "%s over the pixels of a convolution (not folded: only a transposed convolution's "
+                  "is; a stage of its own reduces the convolution's output)", name);
     if (!recipe_conv_pixels_fold(c))
         return nc(why, "%s over the pixels of a transposed convolution whose padding crops more than a few "
-                  "border rows (recipes/conv_mean.cu: at most 64 cells a plane)", name);
+                  "border indices (recipes/conv_mean.cu takes at most 64 cells a plane and 32 along W; a "
+                  "stage of its own reduces the convolution's output)", name);
     if (rx_reaches(p, result, c->acc_node))
         return nc(why, "%s of a convolution combined with the convolution itself", name);
     c->spatred = p->red == RED_MEAN ? 1 : 2;
@@ -1110,7 +1111,8 @@ static int conv_wgmma_params(const recipe_conv_plan *c, const recipe_hw *hw, int
     k->threads = 128 * (bm / 64 + 1);
     /* a stride-1 transposed convolution flipped (nhwc 2); a strided one in phases (1) */
     int nhwc = c->transposed && !recipe_conv_phases(c) ? 2 : 1;
-    k->conv = (recipe_conv_params){ bm, bn, bm / 64, 1, stages, RECIPE_GEMM_3XF16, 1, 0, nhwc, 1, 0, 0, 0, 0 };
+    k->conv = (recipe_conv_params){ .bm = bm, .bn = bn, .wm = bm / 64, .wn = 1, .stages = stages,
+                                    .prec = RECIPE_GEMM_3XF16, .min_blocks = 1, .nhwc = nhwc, .wgmma = 1 };
     return 1;
 }
 
@@ -1220,7 +1222,7 @@ static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, r
 bool recipe_conv_pointwise(const recipe_plan *p)
 {
     const recipe_conv_plan *c = &p->conv;
-    if (c->groups > 1 || c->depthwise || c->chanred)
+    if (c->groups > 1 || c->depthwise || c->chanred || c->spatred)
         return false;
     for (int d = 0; d < 3; d++)
         if (c->k[d] != 1 || c->stride[d] != 1 || c->pad[d] != 0 || c->opad[d] != 0 || c->out[d] != c->in[d])
@@ -1355,15 +1357,14 @@ int recipe_conv_variants_tiled(const recipe_plan *p, const recipe_hw *hw, recipe
  */
 static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
-    static const recipe_conv_params cand[] = {
-        /* bm, bn, wm, wn, stages, prec, min_blocks, dw_threads, nhwc, wgmma, direct_co, direct_stage, fold, as_gemm */
-        { 128, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
-        { 128, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
-        { 128, 64, 4, 2, 4, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
-        { 64, 64, 2, 2, 4, 0, 2, 0, 0, 0, 0, 0, 0, 0 },
-        { 256, 64, 4, 2, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
-        { 128, 32, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0, 0, 0 },
-        { 64, 128, 2, 4, 3, 0, 1, 0, 0, 0, 0, 0, 0, 0 },
+    static const recipe_conv_params cand[] = { /* 3xTF32, NCHW */
+        { .bm = 128, .bn = 128, .wm = 2, .wn = 4, .stages = 3, .min_blocks = 1 },
+        { .bm = 128, .bn = 64, .wm = 4, .wn = 2, .stages = 3, .min_blocks = 1 },
+        { .bm = 128, .bn = 64, .wm = 4, .wn = 2, .stages = 4, .min_blocks = 1 },
+        { .bm = 64, .bn = 64, .wm = 2, .wn = 2, .stages = 4, .min_blocks = 2 },
+        { .bm = 256, .bn = 64, .wm = 4, .wn = 2, .stages = 3, .min_blocks = 1 },
+        { .bm = 128, .bn = 32, .wm = 4, .wn = 1, .stages = 4, .min_blocks = 2 },
+        { .bm = 64, .bn = 128, .wm = 2, .wn = 4, .stages = 3, .min_blocks = 1 },
     };
     const recipe_conv_plan *c = &p->conv;
     int64_t cout32 = (c->gn + 31) / 32 * 32;
@@ -1416,7 +1417,7 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
      * Grouped plans take neither channels-last nor the flipped form: the tail below only
      * adds the plain TF32 copy of this first one. */
     if (c->groups > 1 && c->gn <= 16 && n > 0) {
-        static const recipe_conv_params narrow = { 128, 16, 4, 1, 4, 0, 2, 0, 0, 0, 0, 0, 0, 0 };
+        static const recipe_conv_params narrow = { .bm = 128, .bn = 16, .wm = 4, .wn = 1, .stages = 4, .min_blocks = 2 };
         if (n >= max - 1)
             n = max - 2;
         memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
