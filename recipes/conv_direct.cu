@@ -214,6 +214,8 @@ CGR_DX __forceinline__ void pixel_sums(const float *__restrict__ X, const float 
     }
 }
 
+#include "conv_fold.cuh"  // recipe:inline
+
 #ifndef CGR_DIRECT_EMULATE
 #include "conv_inputs.cuh"  // recipe:inline
 
@@ -286,13 +288,19 @@ static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
-    return 0;
+    using namespace cgr_direct;
+    return CGR_PREFOLD_BYTES;
 }
 
 CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
                          void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
     using namespace cgr_direct;
+#ifdef CGR_PREFOLD
+    float *fold = nullptr;  // x and the weight summed over the folded dims (conv_fold.cuh)
+    if (!cgr_prefold::take(workspace, workspace_bytes, fold))
+        return CG_BAD_WORKSPACE;
+#endif
     (void)workspace; (void)workspace_bytes;
     if (n_in != kNin || n_out != 1)
         return CG_UNSUPPORTED;
@@ -304,6 +312,9 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (kPlaneOut == 0 || kNb == 0)
         return CG_OK;
     p.out = static_cast<float *>(out[0].data);
+#ifdef CGR_PREFOLD
+    cgr_prefold::run(p, fold, stream);
+#endif
     if (kSmem > 48 * 1024 &&
         cudaFuncSetAttribute(direct_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem) != cudaSuccess)
         return CG_LAUNCH_FAILED;

@@ -23,8 +23,9 @@
 //    divided by the output's pixels, then cgr_pre (the affine map, the convolution's bias
 //    in it) and cgr_epi (what follows the reduction).
 // Memory-bound: one read of x and of the weight (the convolution's roofline is its FLOPs).
-// With CGR_MEAN_EMULATE defined only the cell math is compiled (tap_lo, tap_hi, cell_of,
-// single_w, in_box): tests/cli/recipe_mean_emu.cpp checks the fold through it on the host.
+// The cells' math is conv_fold.cuh's (Cells: tap_lo, tap_hi, cell_of, in_box). With
+// CGR_MEAN_EMULATE defined only that and single_w are compiled: tests/cli/recipe_mean_emu.cpp
+// checks the fold through them on the host.
 //
 // Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
 // line; the defaults make this file compile on its own.
@@ -76,11 +77,7 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 
 namespace cgr_mean {
 
-#ifdef CGR_MEAN_EMULATE
-#define CGR_FX  // the index math on the host (tests/cli/recipe_mean_emu.cpp)
-#else
-#define CGR_FX __host__ __device__
-#endif
+#include "conv_fold.cuh"  // recipe:inline
 
 constexpr int kNb = CGR_NB, kCin = CGR_CIN, kCout = CGR_COUT, kG = CGR_GROUPS;
 constexpr int kCinG = kCin / kG, kCoutG = kCout / kG;
@@ -90,59 +87,21 @@ constexpr int64_t kPlaneOut = int64_t(CGR_OD) * CGR_OH * CGR_OW;
 constexpr int kPlaneRows = CGR_ID * CGR_IH;
 constexpr int kTaps = CGR_KD * CGR_KH * CGR_KW;
 
-// Dim d (0 D, 1 H, 2 W) of the geometry.
-CGR_FX constexpr int in_of(int d) { return d == 0 ? CGR_ID : d == 1 ? CGR_IH : CGR_IW; }
-CGR_FX constexpr int k_of(int d) { return d == 0 ? CGR_KD : d == 1 ? CGR_KH : CGR_KW; }
-CGR_FX constexpr int out_of(int d) { return d == 0 ? CGR_OD : d == 1 ? CGR_OH : CGR_OW; }
-CGR_FX constexpr int stride_of(int d) { return d == 0 ? CGR_SD : d == 1 ? CGR_SH : CGR_SW; }
-CGR_FX constexpr int pad_of(int d) { return d == 0 ? CGR_PD : d == 1 ? CGR_PH : CGR_PW; }
-CGR_FX constexpr int dil_of(int d) { return d == 0 ? CGR_DD : d == 1 ? CGR_DH : CGR_DW; }
-
-// The input indices along d whose tap k lands inside the output (o = i*stride - pad + k*dil
-// in [0, out)): [tap_lo, tap_hi], empty when tap_lo > tap_hi.
-CGR_FX constexpr int tap_lo(int d, int k)
-{
-    const int num = pad_of(d) - k * dil_of(d);
-    return num <= 0 ? 0 : (num + stride_of(d) - 1) / stride_of(d);
-}
-CGR_FX constexpr int tap_hi(int d, int k)
-{
-    const int num = out_of(d) - 1 + pad_of(d) - k * dil_of(d);
-    const int hi = num < 0 ? -1 : num / stride_of(d);
-    return hi < in_of(d) - 1 ? hi : in_of(d) - 1;
-}
-// The leading (lead) and trailing (trail) indices along d some tap misses: each its own
-// cell; the indices between them (every tap reaches them) one cell.
-CGR_FX constexpr int lead_of(int d)
-{
-    int a = 0;
-    for (int k = 0; k < k_of(d); ++k)
-        a = tap_lo(d, k) > a ? tap_lo(d, k) : a;
-    return a;
-}
-CGR_FX constexpr int trail_of(int d)
-{
-    int b = 0;
-    for (int k = 0; k < k_of(d); ++k)
-        b = in_of(d) - 1 - tap_hi(d, k) > b ? in_of(d) - 1 - tap_hi(d, k) : b;
-    return b;
-}
-CGR_FX constexpr int cells_of(int d) { return lead_of(d) + trail_of(d) + 1; }
-CGR_FX constexpr int cell_of(int d, int i)
-{
-    return i < lead_of(d) ? i : i >= in_of(d) - trail_of(d) ? lead_of(d) + 1 + (i - (in_of(d) - trail_of(d)))
-                                                         : lead_of(d);
-}
-constexpr int kC0 = cells_of(0), kC1 = cells_of(1), kC2 = cells_of(2);
+// The geometry along dim d (0 D, 1 H, 2 W), and its cells (conv_fold.cuh).
+struct Geo {
+    CGR_FX static constexpr int in(int d) { return d == 0 ? CGR_ID : d == 1 ? CGR_IH : CGR_IW; }
+    CGR_FX static constexpr int k(int d) { return d == 0 ? CGR_KD : d == 1 ? CGR_KH : CGR_KW; }
+    CGR_FX static constexpr int out(int d) { return d == 0 ? CGR_OD : d == 1 ? CGR_OH : CGR_OW; }
+    CGR_FX static constexpr int stride(int d) { return d == 0 ? CGR_SD : d == 1 ? CGR_SH : CGR_SW; }
+    CGR_FX static constexpr int pad(int d) { return d == 0 ? CGR_PD : d == 1 ? CGR_PH : CGR_PW; }
+    CGR_FX static constexpr int dil(int d) { return d == 0 ? CGR_DD : d == 1 ? CGR_DH : CGR_DW; }
+};
+using Cell = cgr_fold::Cells<Geo>;
+constexpr int kC0 = Cell::cells(0), kC1 = Cell::cells(1), kC2 = Cell::cells(2);
 constexpr int kCells = kC0 * kC1 * kC2;      // a plane's cells
 constexpr int kSingles = kC2 - 1;            // a row's cells of one index (along W)
 // The s-th index of a row that is a cell of its own (s < kSingles).
-CGR_FX constexpr int single_w(int s) { return s < lead_of(2) ? s : kIW - trail_of(2) + (s - lead_of(2)); }
-// Whether cell (c0, c1, c2) lies in the box of input indices tap (k0, k1, k2) reaches.
-CGR_FX constexpr bool in_box(int d, int c, int k)
-{
-    return tap_lo(d, k) <= tap_hi(d, k) && cell_of(d, tap_lo(d, k)) <= c && c <= cell_of(d, tap_hi(d, k));
-}
+CGR_FX constexpr int single_w(int s) { return s < Cell::lead(2) ? s : kIW - Cell::trail(2) + (s - Cell::lead(2)); }
 
 constexpr int kThreads = CGR_THREADS, kWarps = kThreads / 32;
 constexpr int kNin = CGR_NIN;
@@ -154,8 +113,8 @@ constexpr int64_t kWsDoubles = (kRows + kPairs) * kCells;
 static_assert(kCin % kG == 0 && kCout % kG == 0, "groups divide the channels");
 static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps");
 static_assert(CGR_SPATRED == 1 || CGR_SPATRED == 2, "a mean (1) or a sum (2)");
-static_assert(lead_of(0) + trail_of(0) < in_of(0) && lead_of(1) + trail_of(1) < in_of(1) &&
-              lead_of(2) + trail_of(2) < in_of(2), "every tap reaches the middle cell of each dim");
+static_assert(Cell::lead(0) + Cell::trail(0) < Geo::in(0) && Cell::lead(1) + Cell::trail(1) < Geo::in(1) &&
+              Cell::lead(2) + Cell::trail(2) < Geo::in(2), "every tap reaches the middle cell of each dim");
 static_assert(kCells <= 64 && kSingles <= 32, "few border cells (src/recipe_conv.c recipe_conv_pixels_fold)");
 static_assert(kRows + kPairCtas < (int64_t(1) << 31), "grid limits");
 
@@ -221,11 +180,11 @@ __device__ __forceinline__ void plane_cells(const float *plane, double *out)
             const double total = warp_sum(lanes_sum<kIW>(row, lane, 32));
             const double single = lane < kSingles ? double(__ldg(row + single_w(lane))) : 0.0;
             const double singles = warp_sum(single);
-            const int base = (cell_of(0, r / CGR_IH) * kC1 + cell_of(1, r % CGR_IH)) * kC2;
+            const int base = (Cell::cell_of(0, r / CGR_IH) * kC1 + Cell::cell_of(1, r % CGR_IH)) * kC2;
             if (lane < kSingles)
-                acc[warp][base + cell_of(2, single_w(lane))] += single;
+                acc[warp][base + Cell::cell_of(2, single_w(lane))] += single;
             if (lane == 0)
-                acc[warp][base + lead_of(2)] += total - singles;
+                acc[warp][base + Cell::lead(2)] += total - singles;
             __syncwarp();
         }
         __syncthreads();
@@ -254,7 +213,7 @@ __global__ void __launch_bounds__(kThreads) sums_kernel(const Params p)
         double s = 0;
         for (int k = threadIdx.x & 31; k < kTaps; k += 32) {
             const int k0 = k / (CGR_KH * CGR_KW), k1 = k / CGR_KW % CGR_KH, k2 = k % CGR_KW;
-            if (in_box(0, c0, k0) && in_box(1, c1, k1) && in_box(2, c2, k2))
+            if (Cell::in_box(0, c0, k0) && Cell::in_box(1, c1, k1) && Cell::in_box(2, c2, k2))
                 s += double(__ldg(w + k));
         }
         s = warp_sum(s);

@@ -305,6 +305,7 @@ __device__ __forceinline__ void cp_async16(float *dst, const float *src, bool va
 // ---------------------------------------------------------------- epilogue inputs
 
 #include "conv_inputs.cuh"  // recipe:inline
+#include "conv_fold.cuh"  // recipe:inline
 
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];
@@ -1582,12 +1583,13 @@ static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 CG_EXPORT size_t cg_workspace_bytes(const cg_tensor *in, int n_in)
 {
     (void)in; (void)n_in;
+    using namespace cgr_conv;
 #if CGR_WGMMA
-    return cgr_conv::wg::kWsBytes;
+    return CGR_PREFOLD_BYTES + wg::kWsBytes;
 #elif CGR_TRANSPOSED || CGR_NHWC
-    return cgr_conv::kWsBytes;
+    return CGR_PREFOLD_BYTES + kWsBytes;
 #else
-    return 0;
+    return CGR_PREFOLD_BYTES;
 #endif
 }
 
@@ -1595,6 +1597,11 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
                          void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
     using namespace cgr_conv;
+#ifdef CGR_PREFOLD
+    float *fold = nullptr;  // x and the weight summed over the folded dims (conv_fold.cuh)
+    if (!cgr_prefold::take(workspace, workspace_bytes, fold))
+        return CG_BAD_WORKSPACE;
+#endif
 #if CGR_WGMMA
     if (workspace == nullptr || workspace_bytes < wg::kWsBytes || reinterpret_cast<uintptr_t>(workspace) % 16 != 0)
         return CG_BAD_WORKSPACE;
@@ -1614,6 +1621,9 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
     if (int64_t(kM) * kN == 0)
         return CG_OK;
     p.out = static_cast<float *>(out[0].data);
+#ifdef CGR_PREFOLD
+    cgr_prefold::run(p, fold, stream);
+#endif
 #if CGR_WGMMA
     return wg::launch(p, workspace, stream);
 #else

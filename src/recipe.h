@@ -184,6 +184,15 @@ typedef struct recipe_conv_plan {
                           pooling): a transposed convolution without padding folds it
                           (recipes/conv_mean.cu: sums of x and of the weight's taps, then a
                           product of the two a channel); root and epi as for chanred */
+    int pf_mask;       /* a mean or sum over some of the pixels follows, folded into x and the
+                          weight (recipes/conv_fold.cuh CGR_PREFOLD): bit d set for each folded
+                          dim of (D, H, W). The geometry above is then the folded convolution's
+                          (CIN x cells input channels, the folded dims of size 1), pf the
+                          convolution's own; root and epi as for chanred */
+    int pf_red;        /* with pf_mask: 1 a mean, 2 a sum */
+    struct {
+        int64_t cin, in[3], k[3], out[3], stride[3], pad[3], dil[3], opad[3];
+    } pf;
 } recipe_conv_plan;
 
 /*

@@ -383,20 +383,21 @@ static int chanred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bo
 
 /* Whether the reduction after the convolution is over exactly its pixels (dims 2 .. nd-1 of
  * its nd-dim output: torch.mean(y, dim=(2, 3)), a global average pooling). */
-static bool reduces_pixels(const recipe_plan *p, int nd)
+/* The output dims a reduction over the convolution's output takes, as bits (bit j: dim 2 +
+ * j): 0 when it takes a batch or channel dim, or all dims. */
+static int reduced_pixels(const recipe_plan *p, int nd)
 {
-    int n = p->n_dims > 1 ? p->n_dims : 1;
-    if (p->red_all || n != nd - 2)
-        return false;
-    bool seen[RECIPE_MAX_DIMS] = { false };
+    int n = p->n_dims > 1 ? p->n_dims : 1, mask = 0;
+    if (p->red_all || n > nd - 2)
+        return 0;
     for (int i = 0; i < n; i++) {
         int d = p->n_dims > 1 ? p->red_dims[i] : p->dim;
         d = d < 0 ? d + nd : d;
-        if (d < 2 || d >= nd || seen[d])
-            return false;
-        seen[d] = true;
+        if (d < 2 || d >= nd || (mask >> (d - 2) & 1))
+            return 0;
+        mask |= 1 << (d - 2);
     }
-    return true;
+    return mask;
 }
 
 /* A coefficient of the convolution's value: a scalar or a value a channel. */
@@ -492,6 +493,102 @@ static int spatred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bo
     return 0;
 }
 
+/* The convolution's output with the dims of mask (bit j: dim 2 + j) reduced: kept as 1 or dropped. */
+static recipe_tensor reduced_output(const recipe_conv_plan *c, int mask, bool keepdim)
+{
+    recipe_tensor t = conv_output(c);
+    int k = 2;
+    for (int d = 2; d < t.ndim; d++)
+        if (!(mask >> (d - 2) & 1))
+            t.shape[k++] = t.shape[d];
+        else if (keepdim)
+            t.shape[k++] = 1;
+    t.ndim = k;
+    int64_t acc = 1;
+    for (int d = t.ndim - 1; d >= 0; d--) {
+        t.stride[d] = acc;
+        acc *= t.shape[d];
+    }
+    return t;
+}
+
+/*
+ * A mean or sum over some of a transposed convolution's output dims (level 2 #13: the mean
+ * over the depth of a ConvTranspose3d, stride 1, padding 1), after an epilogue affine in its
+ * value. Along each folded dim the input indices fall into cells as for spatred_setup (the
+ * border indices some tap misses each a cell, the rest one), so the sum over the folded
+ * dims is a transposed convolution over the kept ones whose input channels are (ci, cell):
+ * x summed over the cell, and the weight's taps along the folded dims that reach the cell,
+ * summed (recipes/conv_fold.cuh). The plan's geometry becomes that convolution's (CIN x
+ * cells channels, the folded dims of size 1; the convolution's own kept in c->pf) and every
+ * convolution kernel runs it, the template summing x and the weight into its workspace
+ * first; pre, the reduction's 1/size and what follows are its epilogue. Marks in post the
+ * inputs result reads.
+ */
+static int prefold_setup(recipe_plan *p, int result, int mask, bool *post, strbuf *why)
+{
+    recipe_conv_plan *c = &p->conv;
+    const char *name = recipe_red_name(p->red);
+    if (p->red != RED_MEAN && p->red != RED_SUM)
+        return nc(why, "%s over some of a convolution's dims (a mean or a sum folds)", name);
+    if (!c->transposed)
+        return nc(why, "%s over some dims of a convolution (not folded: only a transposed convolution's "
+                  "is; a stage of its own reduces the convolution's output)", name);
+    if (rx_reaches(p, result, c->acc_node))
+        return nc(why, "%s of a convolution combined with the convolution itself", name);
+    recipe_tensor want = reduced_output(c, mask, p->keepdim);
+    const recipe_tensor *o = &p->output;
+    if (!same_shape(&want, o) || strcmp(o->dtype, "float32") || !contiguous_strides(o))
+        return nc(why, "%s over some of a convolution's dims whose result is not the output (a reshape "
+                  "or broadcast follows?)", name);
+    int lead3 = 3 - c->dims, fmask = 0;
+    int64_t cells = 1, folded_out = 1;
+    for (int j = 0; j < c->dims; j++) {
+        if (!(mask >> j & 1))
+            continue;
+        int d = lead3 + j;
+        int64_t lead, trail;
+        recipe_conv_fold_border(c, d, &lead, &trail);
+        if (lead + trail >= c->in[d])
+            return nc(why, "%s over dims of a transposed convolution where a tap reaches none of the "
+                      "middle indices (not folded; a stage of its own reduces the output)", name);
+        fmask |= 1 << d;
+        cells *= lead + trail + 1;
+        folded_out *= c->out[d];
+    }
+    if (cells > RECIPE_CONV_PREFOLD_CELLS || 2 * cells > folded_out) {
+        nc(why, "%s over some dims of a transposed convolution", name);
+        strbuf_addf(why, ": %lld cells against %lld outputs along them (folded at most %d, and half the "
+                    "outputs; a stage of its own reduces the output)", (long long)cells, (long long)folded_out,
+                    RECIPE_CONV_PREFOLD_CELLS);
+        return 1;
+    }
+    if (c->cin * cells * c->in[0] * c->in[1] * c->in[2] >= ((int64_t)1 << 31))
+        return nc(why, "%s over some dims of a transposed convolution too large to fold", name);
+    c->pf_mask = fmask;
+    c->pf_red = p->red == RED_MEAN ? 1 : 2;
+    c->pf.cin = c->cin;
+    memcpy(c->pf.in, c->in, sizeof c->in);
+    memcpy(c->pf.k, c->k, sizeof c->k);
+    memcpy(c->pf.out, c->out, sizeof c->out);
+    memcpy(c->pf.stride, c->stride, sizeof c->stride);
+    memcpy(c->pf.pad, c->pad, sizeof c->pad);
+    memcpy(c->pf.dil, c->dil, sizeof c->dil);
+    memcpy(c->pf.opad, c->opad, sizeof c->opad);
+    c->cin *= cells;
+    for (int d = 0; d < 3; d++) {
+        if (!(fmask >> d & 1))
+            continue;
+        c->in[d] = c->k[d] = c->out[d] = c->stride[d] = c->dil[d] = 1;
+        c->pad[d] = c->opad[d] = 0;
+    }
+    c->m = c->n * c->out[0] * c->out[1] * c->out[2];
+    c->gk = c->cin / c->groups * c->k[0] * c->k[1] * c->k[2];
+    bool reduced = false;
+    mark_used(p, result, post, &reduced);
+    return 0;
+}
+
 int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
 {
     recipe_conv_plan *c = &p->conv;
@@ -504,10 +601,14 @@ int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
      * reduction over the channels one value an output pixel */
     recipe_tensor cs = conv_output(c);
     const recipe_tensor *o = red ? &cs : &p->output;
-    c->spatred = 0;
-    if (red && reduces_pixels(p, cs.ndim) ? spatred_setup(p, result, &cs, post, why)
-               : red && chanred_setup(p, result, &cs, post, why))
+    c->spatred = c->pf_mask = 0;
+    int pixels = red ? reduced_pixels(p, cs.ndim) : 0;
+    if (pixels == (1 << c->dims) - 1 ? spatred_setup(p, result, &cs, post, why)
+        : pixels                     ? prefold_setup(p, result, pixels, post, why)
+                                     : red && chanred_setup(p, result, &cs, post, why))
         return 1;
+    if (c->pf_mask)
+        o = &p->output; /* the folded convolution's, its folded dims 1 or dropped */
     bool ok = red || (same_shape(&cs, o) && !strcmp(o->dtype, "float32") && contiguous_strides(o));
     if (!ok && c->transposed)
         return nc(why, "%s", "the output is not the ConvTranspose's shape, (in - 1)*stride - 2*padding + "
@@ -553,7 +654,7 @@ int recipe_conv_finish(recipe_plan *p, int result, strbuf *why)
     }
     /* a mean over the pixels: the operand affine in the convolution (scalars and values a
      * channel around it), what follows reading scalars and values a channel */
-    if (c->spatred && rx_affine_degree(p, p->root, conv_coef, NULL) != 1)
+    if ((c->spatred || c->pf_mask) && rx_affine_degree(p, p->root, conv_coef, NULL) != 1)
         return nc(why, "%s over a convolution's pixels of other than an affine map of it (a x conv + b, "
                   "a and b scalars or values a channel)", recipe_red_name(p->red));
     for (int i = 0; c->spatred && i < p->n_inputs; i++)
@@ -593,6 +694,47 @@ static void geometry(const recipe_conv_plan *c, strbuf *out)
     strbuf_addf(out, "%s", c->bias >= 0 ? " bias" : "");
 }
 
+/* With a fold over some dims (pf_mask): the convolution as the model has it. */
+static recipe_conv_plan own_geometry(const recipe_conv_plan *c)
+{
+    recipe_conv_plan o = *c;
+    if (!c->pf_mask)
+        return o;
+    o.cin = c->pf.cin;
+    memcpy(o.in, c->pf.in, sizeof o.in);
+    memcpy(o.k, c->pf.k, sizeof o.k);
+    memcpy(o.out, c->pf.out, sizeof o.out);
+    memcpy(o.stride, c->pf.stride, sizeof o.stride);
+    memcpy(o.pad, c->pf.pad, sizeof o.pad);
+    memcpy(o.dil, c->pf.dil, sizeof o.dil);
+    memcpy(o.opad, c->pf.opad, sizeof o.opad);
+    return o;
+}
+
+static void describe_prefold(const recipe_plan *p, strbuf *out)
+{
+    const recipe_conv_plan *c = &p->conv;
+    recipe_conv_plan own = own_geometry(c);
+    strbuf_addf(out, "folded: the %s over dims", recipe_red_name(p->red));
+    for (int d = 3 - c->dims; d < 3; d++)
+        if (c->pf_mask >> d & 1)
+            strbuf_addf(out, " %d", d - (3 - c->dims) + 2);
+    strbuf_adds(out, " of ");
+    rx_format(p, p->root, out);
+    strbuf_adds(out, " with ");
+    geometry(&own, out);
+    strbuf_addf(out, ": the convolution above over the other dims, its %lld input channels (ci, cell): x summed "
+                     "over the cell along the folded dims (the border indices some tap misses each a cell, the "
+                     "rest one) and the weight's taps there reaching the cell, summed%s (recipes/conv_fold.cuh, "
+                     "into the workspace first); then ",
+                (long long)c->cin, c->pf_red == 1 ? ", over the folded outputs' count" : "");
+    if (p->epi >= 0)
+        rx_format(p, p->epi, out);
+    else
+        strbuf_adds(out, "r");
+    strbuf_addc(out, '\n');
+}
+
 void recipe_conv_describe(const recipe_plan *p, strbuf *out)
 {
     static const char *kinds[] = { "unused", "operand of the convolution", "full (output's shape)",
@@ -626,6 +768,10 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
     if (recipe_conv_phases(c))
         strbuf_adds(out, "sub-pixel phases: the outputs split by (o + pad) mod stride, each phase a "
                          "dense GEMM over only the taps that reach the input (K / stride a dim)\n");
+    if (c->pf_mask) {
+        describe_prefold(p, out);
+        return;
+    }
     if (c->spatred) {
         strbuf_addf(out, "folded: the %s over the pixels%s of ", recipe_red_name(p->red), p->keepdim ? " (keepdim)" : "");
         rx_format(p, p->root, out);
@@ -664,9 +810,11 @@ void recipe_conv_describe(const recipe_plan *p, strbuf *out)
 void recipe_conv_summary(const recipe_plan *p, strbuf *out)
 {
     strbuf_adds(out, "conv ");
-    geometry(&p->conv, out);
-    if (p->conv.chanred || p->conv.spatred) {
-        strbuf_addf(out, ", %s over the %s of ", recipe_red_name(p->red), p->conv.chanred ? "channels" : "pixels");
+    recipe_conv_plan own = own_geometry(&p->conv);
+    geometry(&own, out);
+    if (p->conv.chanred || p->conv.spatred || p->conv.pf_mask) {
+        strbuf_addf(out, ", %s over the %s of ", recipe_red_name(p->red),
+                    p->conv.chanred ? "channels" : p->conv.pf_mask ? "some pixel dims (folded)" : "pixels");
         rx_format(p, p->root, out);
         if (p->epi >= 0) {
             strbuf_adds(out, ", then ");
@@ -1222,8 +1370,8 @@ static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, r
 bool recipe_conv_pointwise(const recipe_plan *p)
 {
     const recipe_conv_plan *c = &p->conv;
-    if (c->groups > 1 || c->depthwise || c->chanred || c->spatred)
-        return false;
+    if (c->groups > 1 || c->depthwise || c->chanred || c->spatred || c->pf_mask)
+        return false; /* (the GEMM's template does not fold) */
     for (int d = 0; d < 3; d++)
         if (c->k[d] != 1 || c->stride[d] != 1 || c->pad[d] != 0 || c->opad[d] != 0 || c->out[d] != c->in[d])
             return false;
@@ -1534,6 +1682,28 @@ static void emit_as_gemm(const recipe_plan *p, const recipe_params *k, strbuf *s
                 p->conv.w, p->conv.transposed);
 }
 
+/* A mean or sum over some dims folded (recipes/conv_fold.cuh): the convolution's own
+ * geometry, and the epilogue: pre (affine in the convolution, before the reduction; the
+ * reduction's 1/size is in the folded weight), then what follows the reduction. */
+static void emit_prefold(const recipe_plan *p, strbuf *sb)
+{
+    const recipe_conv_plan *c = &p->conv;
+    static const char dn[] = "DHW";
+    strbuf_addf(sb, "#define CGR_PREFOLD 1\n#define CGR_PF_MASK %d\n#define CGR_PF_MEAN %d\n#define CGR_PF_CIN %lld\n",
+                c->pf_mask, c->pf_red == 1, (long long)c->pf.cin);
+    for (int d = 0; d < 3; d++)
+        strbuf_addf(sb, "#define CGR_PF_I%c %lld\n#define CGR_PF_K%c %lld\n#define CGR_PF_O%c %lld\n"
+                        "#define CGR_PF_S%c %lld\n#define CGR_PF_P%c %lld\n#define CGR_PF_D%c %lld\n",
+                    dn[d], (long long)c->pf.in[d], dn[d], (long long)c->pf.k[d], dn[d], (long long)c->pf.out[d],
+                    dn[d], (long long)c->pf.stride[d], dn[d], (long long)c->pf.pad[d], dn[d], (long long)c->pf.dil[d]);
+    recipe_emit_expr(p, p->root, "cgr_pf_pre", "float r, const float *x", sb);
+    if (p->epi >= 0)
+        recipe_emit_expr(p, p->epi, "cgr_pf_post", "float r, const float *x", sb);
+    else
+        strbuf_adds(sb, "__device__ __forceinline__ float cgr_pf_post(float r, const float *x) { (void)x; return r; }\n");
+    strbuf_adds(sb, "__device__ __forceinline__ float cgr_epi(float r, const float *x) { return cgr_pf_post(cgr_pf_pre(r, x), x); }\n");
+}
+
 void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb)
 {
     const recipe_conv_plan *c = &p->conv;
@@ -1598,6 +1768,9 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     } else if (c->spatred) {
         strbuf_addf(sb, "#define CGR_SPATRED %d\n", c->spatred);
         recipe_emit_expr(p, p->root, "cgr_pre", "float r, const float *x", sb);
+    } else if (c->pf_mask) {
+        emit_prefold(p, sb);
+        return;
     }
     if (p->epi >= 0)
         recipe_emit_expr(p, p->epi, "cgr_epi", "float r, const float *x", sb);

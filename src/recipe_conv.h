@@ -83,6 +83,12 @@ int recipe_conv_as_gemm(const recipe_plan *plan, recipe_plan *gemm);
 void recipe_conv_fold_border(const recipe_conv_plan *c, int d, int64_t *lead, int64_t *trail);
 bool recipe_conv_pixels_fold(const recipe_conv_plan *c);
 
+/* A mean or sum over some of the output's dims of a transposed convolution (plan.conv.pf_mask,
+ * recipes/conv_fold.cuh): the folded dims' cells (as above) become input channels of a
+ * transposed convolution over the other dims; at most RECIPE_CONV_PREFOLD_CELLS cells, and
+ * at most half the folded output's size (else the folded convolution saves too little). */
+#define RECIPE_CONV_PREFOLD_CELLS 16
+
 /* The plan in words (recipe_describe) and on one line (recipe_summary). */
 void recipe_conv_describe(const recipe_plan *plan, strbuf *out);
 void recipe_conv_summary(const recipe_plan *plan, strbuf *out);

@@ -250,39 +250,47 @@ static int reduced_product(const json_t *spec, const json_t *graph, size_t c, re
 }
 
 /* A convolution reduced at the cut, over its channels (pixels false; level 2's 36: the min
- * over dim 1, then a sum over the height in a later stage) or over all its pixels (pixels
- * true; level 2's 42: the mean over (2, 3), then a bias and a logsumexp over the channels
- * later; recipes/conv_mean.cu folds it): stage 0 recognised again with those dims of the
- * convolution's shape mid kept as 1, then dropped. 0 (mid the reduced shape), or 1 (the
- * cut's value is something else). */
+ * over dim 1, then a sum over the height in a later stage) or over its pixels (pixels true:
+ * all of them, level 2's 42: the mean over (2, 3), then a bias and a logsumexp over the
+ * channels later, recipes/conv_mean.cu folds it; or some of them, level 2's 13: the mean
+ * over the depth, then a softmax over the channels later, recipes/conv_fold.cuh folds it):
+ * stage 0 recognised again with those dims of the convolution's shape mid kept as 1, then
+ * dropped (all the pixels first, then each proper subset). 0 (mid the reduced shape), or 1
+ * (the cut's value is something else). */
 static int conv_reduced(const json_t *spec, const json_t *graph, size_t c, recipe_plan *plan, recipe_tensor *mid,
                         bool pixels)
 {
     strbuf why = STRBUF_INIT;
-    int rc = 1;
-    for (int keep = 1; keep >= 0 && rc; keep--) {
-        recipe_tensor red = *mid;
-        if (pixels && keep) {
-            for (int d = 2; d < red.ndim; d++)
-                red.shape[d] = 1;
-        } else if (pixels) {
-            red.ndim = 2;
-        } else if (keep) {
-            red.shape[1] = 1;
-        } else {
-            memmove(&red.shape[1], &red.shape[2], (size_t)(red.ndim - 2) * sizeof red.shape[0]);
-            red.ndim--;
+    int rc = 1, sp = mid->ndim - 2, all = (1 << sp) - 1;
+    for (int set = all; rc && set > 0 && (pixels || set == all); set--) {
+        for (int keep = 1; keep >= 0 && rc; keep--) {
+            recipe_tensor red = *mid;
+            if (pixels) {
+                int k = 2;
+                for (int d = 2; d < mid->ndim; d++)
+                    if (!(set >> (d - 2) & 1))
+                        red.shape[k++] = mid->shape[d];
+                    else if (keep)
+                        red.shape[k++] = 1;
+                red.ndim = k;
+            } else if (keep) {
+                red.shape[1] = 1;
+            } else {
+                memmove(&red.shape[1], &red.shape[2], (size_t)(red.ndim - 2) * sizeof red.shape[0]);
+                red.ndim--;
+            }
+            contiguous_mid(&red, mid->name);
+            json_t *s0 = stage0_spec(spec, graph, c, &red, false);
+            recipe_plan_release(plan);
+            strbuf_reset(&why);
+            rc = recipe_recognise_single(s0, plan, &why);
+            json_decref(s0);
+            bool folded = pixels ? (set == all ? plan->conv.spatred : plan->conv.pf_mask) : plan->conv.chanred;
+            if (rc == 0 && (plan->family != RECIPE_CONV || !folded))
+                rc = 1;
+            if (rc == 0)
+                *mid = red;
         }
-        contiguous_mid(&red, mid->name);
-        json_t *s0 = stage0_spec(spec, graph, c, &red, false);
-        recipe_plan_release(plan);
-        strbuf_reset(&why);
-        rc = recipe_recognise_single(s0, plan, &why);
-        json_decref(s0);
-        if (rc == 0 && (plan->family != RECIPE_CONV || !(pixels ? plan->conv.spatred : plan->conv.chanred)))
-            rc = 1;
-        if (rc == 0)
-            *mid = red;
     }
     strbuf_release(&why);
     return rc;

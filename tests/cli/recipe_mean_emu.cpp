@@ -60,7 +60,7 @@ int main()
                     }
     // single_w: every border index of a row once, in cell order
     for (int s = 0; s < kSingles; ++s)
-        if (single_w(s) < 0 || single_w(s) >= kIW || cell_of(2, single_w(s)) == lead_of(2) ||
+        if (single_w(s) < 0 || single_w(s) >= kIW || Cell::cell_of(2, single_w(s)) == Cell::lead(2) ||
             (s > 0 && single_w(s) <= single_w(s - 1))) {
             fprintf(stderr, "emu: single_w(%d) = %d is not a border index in order\n", s, single_w(s));
             ++bad;
@@ -74,14 +74,14 @@ int main()
             double total = 0, singles = 0;
             for (int i = 0; i < kIW; ++i)
                 total += row[i];
-            const int base = (cell_of(0, r / CGR_IH) * kC1 + cell_of(1, r % CGR_IH)) * kC2;
+            const int base = (Cell::cell_of(0, r / CGR_IH) * kC1 + Cell::cell_of(1, r % CGR_IH)) * kC2;
             for (int s = 0; s < kSingles; ++s) {
                 singles += row[single_w(s)];
-                X[b * kCells + base + cell_of(2, single_w(s))] += row[single_w(s)];
+                X[b * kCells + base + Cell::cell_of(2, single_w(s))] += row[single_w(s)];
             }
-            X[b * kCells + base + lead_of(2)] += total - singles;
+            X[b * kCells + base + Cell::lead(2)] += total - singles;
             for (int i = 0; i < kIW; ++i)
-                Xe[b * kCells + base + cell_of(2, i)] += row[i];
+                Xe[b * kCells + base + Cell::cell_of(2, i)] += row[i];
         }
     }
     for (size_t i = 0; i < X.size(); ++i)
@@ -96,7 +96,7 @@ int main()
             const int c0 = c / (kC1 * kC2), c1 = c / kC2 % kC1, c2 = c % kC2;
             for (int t = 0; t < kTaps; ++t) {
                 const int k0 = t / (CGR_KH * CGR_KW), k1 = t / CGR_KW % CGR_KH, k2 = t % CGR_KW;
-                if (in_box(0, c0, k0) && in_box(1, c1, k1) && in_box(2, c2, k2))
+                if (Cell::in_box(0, c0, k0) && Cell::in_box(1, c1, k1) && Cell::in_box(2, c2, k2))
                     W[q * kCells + c] += w[size_t(q) * kTaps + t];
             }
         }

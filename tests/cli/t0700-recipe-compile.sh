@@ -158,6 +158,11 @@ extra matmul_wgmma_multicast matmul 'gemm wgmma 3xf16' "CGR_MULTICAST 2"
 extra matmul_wgmma_reread matmul 'gemm wgmma 3xf16' 's/^#define CGR_TILE_HOLD 1$/#define CGR_TILE_HOLD 0/'
 # a staged plan of a convolution and a norm (recipe_stage.c): the norm's template in a namespace
 extra staged_conv_instnorm conv/l2_17_Conv2d_InstanceNorm_Divide 'stage 0 variant 0, stage 1 variant 0'
+# a mean or sum over some dims folded into x and the weight (recipes/conv_fold.cuh) before
+# each convolution kernel: the direct one, the WGMMA one channels-last, the mma.sync tile
+extra prefold_direct conv-prefold/pf2d_sum_h 'conv direct'
+extra prefold_wgmma conv-prefold/pf3d_depth_mean 'conv wgmma flipped'
+extra prefold_tile conv-prefold/pf3d_grouped_hw 'conv tile=128x16x32'
 # the held-chunk kernel's lab option (every CTA of a row combines its partials itself,
 # bench/labs/2026-12-03-round9.sh) on GroupNorm's persistent variant
 extra groupnorm_persist_direct groupnorm persistent "CGR_HOLD_DIRECT 1"

@@ -2174,6 +2174,71 @@ static void test_conv_pixels_fold(void **state)
 
 static void load_path(const char *rel, recipe_plan *p);
 
+/* A mean or sum over some of a transposed convolution's dims, folded (recipe_conv.c
+ * prefold_setup, recipes/conv_fold.cuh; t0714 checks the math): which dims fold, the
+ * folded convolution's channels and geometry, the source's parameters; level 2 #13's first
+ * stage; and the reductions that must not fold. */
+static void test_conv_partial_fold(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixture;
+        int mask, red;
+        int64_t cin, in[3], k[3];
+    } cases[] = {
+        { "conv-prefold/pf3d_depth_mean", 1, 1, 12, { 1, 5, 6 }, { 1, 3, 3 } },  /* D: 3 cells */
+        { "conv-prefold/pf2d_sum_h", 2, 2, 6, { 1, 1, 5 }, { 1, 1, 2 } },        /* H: 2 cells */
+        { "conv-prefold/pf3d_grouped_hw", 6, 1, 24, { 3, 1, 1 }, { 2, 1, 1 } },  /* H x W: 2 x 3 */
+    };
+    recipe_hw hw;
+    recipe_hw_default(&hw);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        recipe_plan p;
+        load_path(cases[i].fixture, &p);
+        const recipe_conv_plan *c = &p.conv;
+        if (p.family != RECIPE_CONV || c->pf_mask != cases[i].mask || c->pf_red != cases[i].red || c->cin != cases[i].cin)
+            fail_msg("%s: family %d, folded dims %d, reduction %d, channels %lld", cases[i].fixture, p.family,
+                     c->pf_mask, c->pf_red, (long long)c->cin);
+        for (int d = 0; d < 3; d++) {
+            assert_int_equal(c->in[d], cases[i].in[d]);
+            assert_int_equal(c->k[d], cases[i].k[d]);
+            if (c->pf_mask >> d & 1)
+                assert_true(c->out[d] == 1 && c->stride[d] == 1 && c->pad[d] == 0 && c->pf.out[d] > 1);
+        }
+        assert_int_equal(c->m, c->n * c->out[0] * c->out[1] * c->out[2]);
+        assert_false(recipe_conv_pointwise(&p));
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
+        assert_true(n >= 2);
+        char *mask = xasprintf("#define CGR_PF_MASK %d\n", cases[i].mask);
+        assert_variant_source(&p, &v[0], cases[i].fixture, 0,
+                              (const char *const[]){ "#define CGR_PREFOLD 1\n", mask, "cgr_pf_pre",
+                                                     "return cgr_pf_post(cgr_pf_pre(r, x), x);", NULL });
+        free(mask);
+        recipe_plan_release(&p);
+    }
+    /* level 2 #13: the mean over the depth (3 cells: stride 1, padding 1) of a ConvTranspose3d
+     * 16 -> 64, then the bias: stage 0, a 2D transposed convolution of 48 channels */
+    recipe_plan p = load_conv("l2_13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling");
+    assert_int_equal(p.family, RECIPE_STAGED);
+    const recipe_conv_plan *c = &p.staged->stage[0].conv;
+    assert_true(p.staged->stage[0].family == RECIPE_CONV && c->pf_mask == 1 && c->cin == 48 && c->pf.cin == 16 &&
+                c->out[0] == 1 && c->pf.out[0] == 32 && c->gk == 48 * 9);
+    recipe_plan_release(&p);
+    /* not folded: the same mean over a Conv3d's depth (a forward convolution's taps reach
+     * different indices at its borders), and over an output of 2 along a padded dim (its 2
+     * cells save nothing) */
+    static const char *const nots[] = { "conv-prefold-not/conv3d_depth_mean", "conv-prefold-not/convt_short_dim" };
+    for (size_t i = 0; i < sizeof nots / sizeof nots[0]; i++) {
+        recipe_plan q;
+        load_path(nots[i], &q);
+        const recipe_plan *s0 = q.family == RECIPE_STAGED ? &q.staged->stage[0] : &q;
+        if (s0->family == RECIPE_CONV && s0->conv.pf_mask)
+            fail_msg("%s: folded, dims %d", nots[i], s0->conv.pf_mask);
+        recipe_plan_release(&q);
+    }
+}
+
 static void test_conv_pointwise_gemm(void **state)
 {
     (void)state;
@@ -3488,9 +3553,10 @@ static void test_staged_plans(void **state)
          * 256] the intermediate), the sum over the height in the next stage */
         { "conv/l2_36_ConvTranspose2d_Min_Sum_GELU_Add", "getitem", RECIPE_CONV, RECIPE_STAGED, 4,
           { 16, 1, 256, 256 } },
-        /* a mean over the depth, not the channels: not in the convolution's epilogue */
-        { "conv/l2_13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling", "conv_transpose", RECIPE_CONV,
-          RECIPE_STAGED, 5, { 16, 64, 32, 128, 128 } },
+        /* a mean over the depth folded into the convolution (conv_fold.cuh), then the bias;
+         * the softmax over the channels the next stage */
+        { "conv/l2_13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling", "add", RECIPE_CONV, RECIPE_REDUCE, 5,
+          { 16, 64, 1, 128, 128 } },
         { "conv/l1_86_conv_depthwise_separable_2D", "depthwise", RECIPE_CONV, RECIPE_CONV, 4, { 16, 64, 512, 512 } },
         { "mm_chain", "mm", RECIPE_GEMM, RECIPE_GEMM, 2, { 64, 64 } },
     };
@@ -3732,7 +3798,8 @@ static void test_tf32_second(void **state)
         bool second;
     } cases[] = {
         { "staged_l2_43_logsumexp", 8.0, true },           /* max pool, logsumexp over 64 channels */
-        { "conv/l2_13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling", 0, true }, /* mean over the depth */
+        /* the mean over the depth folded: TF32 rounds the cell sums once, nothing averages it */
+        { "conv/l2_13_ConvTranspose3d_Mean_Add_Softmax_Tanh_Scaling", 1.0, false },
         { "staged_l2_67_output_view", 0, true },          /* global mean, the output its view */
         { "staged_l2_35_conv_maxpool", 1.0, false },      /* a max pool averages nothing */
         { "staged_l2_83_groupnorm_min_const", 1.0, false }, /* GroupNorm, then a minimum */
@@ -4026,6 +4093,7 @@ int main(void)
         cmocka_unit_test(test_conv_wgmma_variants),
         cmocka_unit_test(test_conv_pointwise_gemm),
         cmocka_unit_test(test_conv_pixels_fold),
+        cmocka_unit_test(test_conv_partial_fold),
         cmocka_unit_test(test_conv_variants_generate),
         cmocka_unit_test(test_convt_index_math),
         cmocka_unit_test(test_convt_plans_generate),
