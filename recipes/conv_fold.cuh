@@ -14,7 +14,10 @@
 //   sum_{o_R} y[n, co, o_R, o_K] = sum_{ci, cell} sum_{k_K} XF[n, ci*cells + cell, i_K] WF[ci*cells + cell, co, k_K]
 // with XF the sum of x[n, ci] over the cell's indices along the folded dims R (at each
 // kept index i_K) and WF the sum of the weight's taps along R that reach the cell (at each
-// kept tap k_K), divided by the folded output's size for a mean. prefold() writes XF and
+// kept tap k_K), divided by the folded output's size: the convolution over them is the
+// mean over R, so that an epilogue affine in the convolution before the reduction (pre:
+// its bias, a scale) commutes with it; for a sum (CGR_PF_MEAN 0) the generator's cgr_epi
+// multiplies pre's value by that size (sum pre(y) = size x pre(mean y)). run() writes XF and
 // WF into the workspace and points the kernel's x and weight at them; the template then
 // runs the convolution the generator wrote its geometry for (CGR_CIN = CGR_PF_CIN x cells,
 // the folded dims of size 1), the original geometry being CGR_PF_*.
@@ -116,10 +119,9 @@ constexpr int kTaps = Geo::k(0) * Geo::k(1) * Geo::k(2), kTapsKept = kept_k(0) *
 constexpr int64_t kXf = int64_t(CGR_NB) * kCin * kCells * kPlane;  // floats
 constexpr int64_t kWf = int64_t(kCin) * kCoutG * kCells * kTapsKept;
 constexpr size_t kBytes = (size_t(kXf + kWf) * sizeof(float) + 255) / 256 * 256;
-// a mean: the folded output's size, divided out in WF; a sum: 1
-constexpr float kScale = CGR_PF_MEAN ? 1.f / float(int64_t(folded(0) ? Geo::out(0) : 1) *
-                                                     (folded(1) ? Geo::out(1) : 1) * (folded(2) ? Geo::out(2) : 1))
-                                     : 1.f;
+// the folded output's size, divided out in WF (the mean; a sum's cgr_epi multiplies it back)
+constexpr int64_t kCount = int64_t(folded(0) ? Geo::out(0) : 1) * (folded(1) ? Geo::out(1) : 1) * (folded(2) ? Geo::out(2) : 1);
+constexpr float kScale = 1.f / float(kCount);
 static_assert(CGR_CIN == kCin * kCells, "the generator's channels are CIN x cells");
 static_assert(CGR_PF_MASK > 0 && CGR_PF_MASK < 8, "some dims folded");
 static_assert(CGR_ID == kept_in(0) && CGR_IH == kept_in(1) && CGR_IW == kept_in(2), "folded dims of size 1");
@@ -157,7 +159,7 @@ CGR_FX inline float xf_value(const float *x, int64_t idx)
 }
 
 // WF[ci*cells + cell][co][kept tap t]: the weight's taps along the folded dims that reach
-// the cell, summed (the weight is [CIN][COUT/groups][KD][KH][KW]), times kScale.
+// the cell, summed (the weight is [CIN][COUT/groups][KD][KH][KW]), over kCount.
 CGR_FX inline float wf_value(const float *w, int64_t idx)
 {
     const int t = int(idx % kTapsKept);

@@ -1683,8 +1683,9 @@ static void emit_as_gemm(const recipe_plan *p, const recipe_params *k, strbuf *s
 }
 
 /* A mean or sum over some dims folded (recipes/conv_fold.cuh): the convolution's own
- * geometry, and the epilogue: pre (affine in the convolution, before the reduction; the
- * reduction's 1/size is in the folded weight), then what follows the reduction. */
+ * geometry, and the epilogue: pre (affine in the convolution, before the reduction) of the
+ * mean (the fold's: 1/size is in the folded weight), times the size for a sum, then what
+ * follows the reduction. */
 static void emit_prefold(const recipe_plan *p, strbuf *sb)
 {
     const recipe_conv_plan *c = &p->conv;
@@ -1701,7 +1702,15 @@ static void emit_prefold(const recipe_plan *p, strbuf *sb)
         recipe_emit_expr(p, p->epi, "cgr_pf_post", "float r, const float *x", sb);
     else
         strbuf_adds(sb, "__device__ __forceinline__ float cgr_pf_post(float r, const float *x) { (void)x; return r; }\n");
-    strbuf_adds(sb, "__device__ __forceinline__ float cgr_epi(float r, const float *x) { return cgr_pf_post(cgr_pf_pre(r, x), x); }\n");
+    /* the fold computes the mean: a sum is the folded outputs' count times pre's value */
+    int64_t count = 1;
+    for (int d = 0; d < 3; d++)
+        count *= c->pf_mask >> d & 1 ? c->pf.out[d] : 1;
+    if (c->pf_red == 1)
+        strbuf_adds(sb, "__device__ __forceinline__ float cgr_epi(float r, const float *x) { return cgr_pf_post(cgr_pf_pre(r, x), x); }\n");
+    else
+        strbuf_addf(sb, "__device__ __forceinline__ float cgr_epi(float r, const float *x) { return cgr_pf_post(cgr_pf_pre(r, x) * %lld.f, x); }\n",
+                    (long long)count);
 }
 
 void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbuf *sb)

@@ -2185,10 +2185,14 @@ static void test_conv_partial_fold(void **state)
         const char *fixture;
         int mask, red;
         int64_t cin, in[3], k[3];
+        const char *epi; /* the fold computes the mean: a sum's epilogue multiplies pre by the count */
     } cases[] = {
-        { "conv-prefold/pf3d_depth_mean", 1, 1, 12, { 1, 5, 6 }, { 1, 3, 3 } },  /* D: 3 cells */
-        { "conv-prefold/pf2d_sum_h", 2, 2, 6, { 1, 1, 5 }, { 1, 1, 2 } },        /* H: 2 cells */
-        { "conv-prefold/pf3d_grouped_hw", 6, 1, 24, { 3, 1, 1 }, { 2, 1, 1 } },  /* H x W: 2 x 3 */
+        { "conv-prefold/pf3d_depth_mean", 1, 1, 12, { 1, 5, 6 }, { 1, 3, 3 },  /* D: 3 cells */
+          "return cgr_pf_post(cgr_pf_pre(r, x), x);" },
+        { "conv-prefold/pf2d_sum_h", 2, 2, 6, { 1, 1, 5 }, { 1, 1, 2 },        /* H: 2 cells, 14 outputs */
+          "return cgr_pf_post(cgr_pf_pre(r, x) * 14.f, x);" },
+        { "conv-prefold/pf3d_grouped_hw", 6, 1, 24, { 3, 1, 1 }, { 2, 1, 1 },  /* H x W: 2 x 3 */
+          "return cgr_pf_post(cgr_pf_pre(r, x), x);" },
     };
     recipe_hw hw;
     recipe_hw_default(&hw);
@@ -2212,8 +2216,7 @@ static void test_conv_partial_fold(void **state)
         assert_true(n >= 2);
         char *mask = xasprintf("#define CGR_PF_MASK %d\n", cases[i].mask);
         assert_variant_source(&p, &v[0], cases[i].fixture, 0,
-                              (const char *const[]){ "#define CGR_PREFOLD 1\n", mask, "cgr_pf_pre",
-                                                     "return cgr_pf_post(cgr_pf_pre(r, x), x);", NULL });
+                              (const char *const[]){ "#define CGR_PREFOLD 1\n", mask, "cgr_pf_pre", cases[i].epi, NULL });
         free(mask);
         recipe_plan_release(&p);
     }
