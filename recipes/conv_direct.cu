@@ -214,7 +214,10 @@ CGR_DX __forceinline__ void pixel_sums(const float *__restrict__ X, const float 
     }
 }
 
-#include "conv_fold.cuh"  // recipe:inline
+#include "conv_fold.cuh"  // recipe:inline-if CGR_PREFOLD
+#ifndef CGR_PREFOLD_BYTES  // (not inlined: no fold)
+#define CGR_PREFOLD_BYTES size_t(0)
+#endif
 
 #ifndef CGR_DIRECT_EMULATE
 #include "conv_inputs.cuh"  // recipe:inline

@@ -305,7 +305,10 @@ __device__ __forceinline__ void cp_async16(float *dst, const float *src, bool va
 // ---------------------------------------------------------------- epilogue inputs
 
 #include "conv_inputs.cuh"  // recipe:inline
-#include "conv_fold.cuh"  // recipe:inline
+#include "conv_fold.cuh"  // recipe:inline-if CGR_PREFOLD
+#ifndef CGR_PREFOLD_BYTES  // (not inlined: no fold)
+#define CGR_PREFOLD_BYTES size_t(0)
+#endif
 
 struct Params {
     const float *in[kNin > 0 ? kNin : 1];

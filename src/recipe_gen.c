@@ -6,7 +6,10 @@
  * macros (types, shapes, the tuning parameters, the X-macro list of inputs) and the
  * expression functions cgr_expr / cgr_pro / cgr_epi printed as straight-line code, one
  * `const float tN` per DAG node; `#include "X" // recipe:inline` lines are replaced by
- * the file, so the result is one self-contained source as the ABI wants.
+ * the file, so the result is one self-contained source as the ABI wants, and `#include
+ * "X" // recipe:inline-if M` lines likewise where the parameters define M, else dropped
+ * (so that a kernel's source, its build cache key, does not change with a header it does
+ * not use: conv_fold.cuh's fold before a convolution, CGR_PREFOLD).
  */
 #include <errno.h>
 #include <math.h>
@@ -338,6 +341,19 @@ const char *recipe_dir(void)
     return dir;
 }
 
+/* Whether the source generated so far has a line "#define M ..." (M: the macro's name, up
+ * to the first blank of m). */
+static bool defines_macro(const strbuf *cu, const char *m)
+{
+    size_t n = strcspn(m, " \t\r\n");
+    for (const char *p = cu->buf; p && (p = strstr(p, "#define ")) != NULL; p += 8) {
+        const char *name = p + 8;
+        if ((p == cu->buf || p[-1] == '\n') && !strncmp(name, m, n) && (name[n] == ' ' || name[n] == '\n'))
+            return true;
+    }
+    return false;
+}
+
 int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *recipes_dir,
                     strbuf *cu, strbuf *err)
 {
@@ -398,6 +414,13 @@ int recipe_generate(const recipe_plan *p, const recipe_params *k, const char *re
             char *q = strchr(name, '"');
             if (q)
                 *q = '\0';
+            const char *cond = strstr(q ? q + 1 : name, "// recipe:inline-if ");
+            if (cond && !defines_macro(cu, cond + strlen("// recipe:inline-if "))) {
+                strbuf_addf(cu, "// recipes/%s: not inlined (%s is not defined)\n", name,
+                            cond + strlen("// recipe:inline-if "));
+                free(l);
+                continue;
+            }
             char *ipath = xasprintf("%s/%s", recipes_dir, name);
             strbuf inc = STRBUF_INIT;
             if (read_file(ipath, &inc, 1 << 20) < 0) {

@@ -2216,7 +2216,8 @@ static void test_conv_partial_fold(void **state)
         assert_true(n >= 2);
         char *mask = xasprintf("#define CGR_PF_MASK %d\n", cases[i].mask);
         assert_variant_source(&p, &v[0], cases[i].fixture, 0,
-                              (const char *const[]){ "#define CGR_PREFOLD 1\n", mask, "cgr_pf_pre", cases[i].epi, NULL });
+                              (const char *const[]){ "#define CGR_PREFOLD 1\n", mask, "cgr_pf_pre", cases[i].epi,
+                                                     "namespace cgr_prefold {", NULL });
         free(mask);
         recipe_plan_release(&p);
     }
@@ -2228,6 +2229,19 @@ static void test_conv_partial_fold(void **state)
     assert_true(p.staged->stage[0].family == RECIPE_CONV && c->pf_mask == 1 && c->cin == 48 && c->pf.cin == 16 &&
                 c->out[0] == 1 && c->pf.out[0] == 32 && c->gk == 48 * 9);
     recipe_plan_release(&p);
+    /* a convolution that does not fold leaves conv_fold.cuh out (recipe:inline-if): its
+     * source, the build cache's key, does not change with that header */
+    recipe_plan q0;
+    load("conv2d_relu_biasadd", &q0);
+    recipe_params v0[RECIPE_MAX_VARIANTS];
+    assert_true(recipe_variants(&q0, &hw, v0, RECIPE_MAX_VARIANTS) >= 1);
+    strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+    assert_int_equal(recipe_generate(&q0, &v0[0], recipe_dir(), &cu, &err), 0);
+    assert_non_null(strstr(cu.buf, "// recipes/conv_fold.cuh: not inlined (CGR_PREFOLD is not defined)"));
+    assert_null(strstr(cu.buf, "namespace cgr_prefold"));
+    strbuf_release(&cu);
+    strbuf_release(&err);
+    recipe_plan_release(&q0);
     /* not folded: the same mean over a Conv3d's depth (a forward convolution's taps reach
      * different indices at its borders), and over an output of 2 along a padded dim (its 2
      * cells save nothing) */
