@@ -158,6 +158,7 @@ int bench_select(const bench_opts *o, bench_problem **out, strbuf *err)
             p = *end ? end + 1 : end;
         }
     }
+    int from_levels = n;
     for (int i = 0; i < o->n_tasks; i++) {
         if (!file_exists(o->tasks[i])) {
             strbuf_addf(err, "problem file '%s' does not exist", o->tasks[i]);
@@ -169,7 +170,7 @@ int bench_select(const bench_opts *o, bench_problem **out, strbuf *err)
         int level = report_level_of(o->tasks[i]);
         push_problem(&v, &n, &cap, o->tasks[i], level, level ? atoi(base ? base + 1 : o->tasks[i]) : 0);
     }
-    qsort(v, (size_t)n, sizeof *v, by_level_number);
+    qsort(v, (size_t)(o->in_order ? from_levels : n), sizeof *v, by_level_number);
     int kept = 0;
     for (int i = 0; i < n; i++) {
         if (i % o->shards == o->shard) {

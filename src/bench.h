@@ -39,6 +39,8 @@ typedef struct bench_opts {
     int n_gpus;                /* default: GPU 0 */
     int cpus;                  /* CPU slots for compilers (default: the host's cores) */
     int shard, shards;         /* --shard I/N: 0 <= I < N; N = 1: everything */
+    bool in_order;             /* --in-order: the tasks in the order given (after the levels'
+                                  problems, sorted), not sorted by level and number */
     double problem_timeout_s;  /* a run taking longer is killed and recorded (default 4 h) */
     int max_attempts;          /* starts of a failing problem, over resumes (default 2) */
     const char **run_args;     /* passed to every `cutegen run` */
@@ -52,7 +54,8 @@ void bench_opts_init(bench_opts *o);
 int bench_in_ranges(const char *ranges, int n);
 
 /* The problems of o (levels × problems filter, then o->tasks), sorted by level and
- * number, then sharded. Returns how many (*out malloc'd), or -1 with err set. */
+ * number (with o->in_order the levels' only, the tasks after them as given), then
+ * sharded. Returns how many (*out malloc'd), or -1 with err set. */
 int bench_select(const bench_opts *o, bench_problem **out, strbuf *err);
 void bench_problems_free(bench_problem *p, int n);
 

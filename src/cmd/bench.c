@@ -33,6 +33,9 @@ static const char usage_text[] =
     "  --level L[,L...]     levels to take (default 1)\n"
     "  --problems RANGES    KernelBench numbers, e.g. 1-20,23 (default all)\n"
     "  --task FILE          a problem file of your own (repeatable)\n"
+    "  --in-order           run the --task files in the order given (after --level's\n"
+    "                       problems), not sorted by level and number: what matters first\n"
+    "                       when the sweep may be cut short\n"
     "  --shard I/N          only every N-th problem from the I-th (0-based) of the sorted\n"
     "                       list, for splitting a sweep over hosts\n"
     "host:\n"
@@ -77,7 +80,7 @@ static const struct { const char *name; bool value; } bench_flags[] = {
     { "--kernelbench", true }, { "--level", true }, { "--problems", true },
     { "--task", true }, { "--shard", true }, { "--run-dir", true }, { "--resume", true },
     { "--gpus", true }, { "--jobs", true }, { "--cpus", true }, { "--problem-timeout", true },
-    { "--max-attempts", true }, { "-q", false }, { "--quiet", false },
+    { "--max-attempts", true }, { "-q", false }, { "--quiet", false }, { "--in-order", false },
 };
 
 static int flag_index(const char *arg, const char **inline_value)
@@ -146,6 +149,7 @@ static int apply(bench_opts *o, int flag, const char *v)
         if (positive(name, v, &d) < 0) return -1;
         o->max_attempts = (int)d;
     } else if (!strcmp(name, "-q") || !strcmp(name, "--quiet")) cg_quiet = true;
+    else if (!strcmp(name, "--in-order")) o->in_order = true;
     return 0;
 }
 

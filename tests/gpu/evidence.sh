@@ -130,9 +130,10 @@ fi
 case " $sections " in *" bench "*)
   t0=$(date +%s)
   # BENCH_TASKS="level1/19_ReLU level2/12_Gemm..." (or BENCH_LIST) picks problems one by
-  # one; otherwise BENCH_LEVELS and BENCH_PROBLEMS (numbers) select from the tree.
+  # one, run in that order (--in-order: a list puts first what matters if the call is cut);
+  # otherwise BENCH_LEVELS and BENCH_PROBLEMS (numbers) select from the tree.
   if [ -n "${BENCH_TASKS:-}" ]; then
-    sel=(); for t in $BENCH_TASKS; do sel+=(--task "$(ls "$KB"/$t*.py | head -1)"); done
+    sel=(--in-order); for t in $BENCH_TASKS; do sel+=(--task "$(ls "$KB"/$t*.py | head -1)"); done
   else
     sel=(--kernelbench "$KB" --problems "${BENCH_PROBLEMS:-1-100}" --level "${BENCH_LEVELS:-1,2}")
   fi

@@ -115,6 +115,17 @@ static void test_select_sorted_and_filtered(void **state)
     assert_int_equal(v[1].level, 2);
     assert_int_equal(v[1].number, 30);
     bench_problems_free(v, n);
+    /* --in-order: the tasks as given (level 2's #30 first), after the levels' problems (sorted) */
+    one.in_order = true;
+    one.kernelbench = tree;
+    one.levels = "1";
+    one.problems = "1,10";
+    n = bench_select(&one, &v, &err);
+    assert_int_equal(n, 4);
+    const char *given[] = { "l1-1_One", "l1-10_Ten", "l2-30_Late", "l1-2_Two" };
+    for (int i = 0; i < n; i++)
+        assert_string_equal(v[i].slug, given[i]);
+    bench_problems_free(v, n);
     free(t1);
     free(t2);
 
