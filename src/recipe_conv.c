@@ -381,10 +381,9 @@ static int chanred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bo
     return 0;
 }
 
-/* Whether the reduction after the convolution is over exactly its pixels (dims 2 .. nd-1 of
- * its nd-dim output: torch.mean(y, dim=(2, 3)), a global average pooling). */
-/* The output dims a reduction over the convolution's output takes, as bits (bit j: dim 2 +
- * j): 0 when it takes a batch or channel dim, or all dims. */
+/* The pixel dims a reduction over the convolution's nd-dim output takes, as bits (bit j:
+ * dim 2 + j; all of them: torch.mean(y, dim=(2, 3)), a global average pooling); 0 when it
+ * takes the batch or channel dim, or every dim. */
 static int reduced_pixels(const recipe_plan *p, int nd)
 {
     int n = p->n_dims > 1 ? p->n_dims : 1, mask = 0;
