@@ -85,6 +85,31 @@ need_host_cute() {
   return 0
 }
 
+# gen_variant SPEC V NAME: variant V of SPEC generated into $TMP/gen/NAME.cu; false (a FAIL
+# counted, the generator's words shown) when it is not.
+gen_variant() {
+  local spec=$1 v=$2 name=$3
+  mkdir -p "$TMP/gen" "$TMP/log"
+  "$CUTEGEN" recipe --spec "$spec" --variant "$v" --out "$TMP/gen/$name.cu" >/dev/null 2>"$TMP/log/$name.gen" && return 0
+  echo "FAIL: $name: generation"; sed 's/^/  /' "$TMP/log/$name.gen"; failures=$((failures + 1)); return 1
+}
+
+# run_emulator NAME EMU LABEL: the generated $TMP/gen/NAME.cu compiled into the host emulator
+# tests/cli/EMU (need_host_cute's $cxx and incs) and run: "ok: NAME (LABEL): its last line",
+# else a FAIL counted, with the compiler's errors or the emulator's last lines.
+run_emulator() {
+  local name=$1 emu=$2 label=$3
+  mkdir -p "$TMP/bin" "$TMP/log"
+  if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \
+       "$SRC/tests/cli/$emu" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
+    echo "FAIL: compile $name ($label)"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+  elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
+    echo "ok: $name ($label): $(tail -1 "$TMP/log/$name.log")"
+  else
+    echo "FAIL: $name ($label):"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+  fi
+}
+
 finish() {
   echo "$tests checks, $failures failed"
   [ "$failures" -eq 0 ]

@@ -24,18 +24,9 @@ emulate() {
   if [ -z "$v" ]; then
     echo "FAIL: $name: no variant listed matching '$pattern'"; failures=$((failures + 1)); return
   fi
-  if ! "$CUTEGEN" recipe --spec "$spec" --variant "$v" --out "$TMP/gen/$name.cu" >/dev/null 2>"$TMP/log/$name.gen"; then
-    echo "FAIL: $name: generation"; sed 's/^/  /' "$TMP/log/$name.gen"; failures=$((failures + 1)); return
-  fi
-  if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \
-       "$SRC/tests/cli/recipe_conv_emu.cpp" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
-    echo "FAIL: compile $name (variant $v)"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'
-    failures=$((failures + 1))
-  elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
-    echo "ok: $name (variant $v: $(grep "^variant $v:" <("$CUTEGEN" recipe --spec "$spec" --list) | cut -d: -f2- | cut -c2-48)): $(tail -1 "$TMP/log/$name.log")"
-  else
-    echo "FAIL: $name (variant $v):"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-  fi
+  gen_variant "$spec" "$v" "$name" || return
+  run_emulator "$name" recipe_conv_emu.cpp \
+    "variant $v: $(grep "^variant $v:" <("$CUTEGEN" recipe --spec "$spec" --list) | cut -d: -f2- | cut -c2-48)"
 }
 for spec in "$SRC"/tests/data/recipe/conv-emu/*.json; do
   name=$(basename "$spec" .json)

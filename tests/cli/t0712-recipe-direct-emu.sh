@@ -14,7 +14,6 @@
 
 need_host_cute
 
-mkdir -p "$TMP/gen" "$TMP/bin" "$TMP/log"
 for spec in "$SRC"/tests/data/recipe/conv-direct/*.json; do
   name=$(basename "$spec" .json)
   tests=$((tests + 1))
@@ -23,9 +22,7 @@ for spec in "$SRC"/tests/data/recipe/conv-direct/*.json; do
     *"conv direct"*) ;;
     *) echo "FAIL: $name: variant 0 is not the direct kernel: ${first:-none listed}"; failures=$((failures + 1)); continue ;;
   esac
-  if ! "$CUTEGEN" recipe --spec "$spec" --variant 0 --out "$TMP/gen/$name.cu" >/dev/null 2>"$TMP/log/$name.gen"; then
-    echo "FAIL: $name: generation"; sed 's/^/  /' "$TMP/log/$name.gen"; failures=$((failures + 1)); continue
-  fi
+  gen_variant "$spec" 0 "$name" || continue
   # the generated form stores through a shared tile (CGR_DIRECT_STAGE 1, a CTA two chunks of
   # 32 x SW); also a CTA one chunk, and the plain stores (128 threads, SW floats apart)
   grep -q '^#define CGR_DIRECT_STAGE 1$' "$TMP/gen/$name.cu" ||
@@ -36,14 +33,7 @@ for spec in "$SRC"/tests/data/recipe/conv-direct/*.json; do
     "$TMP/gen/$name.cu" >"$TMP/gen/$name-plain.cu"
   for form in "$name" "$name-stage32" "$name-plain"; do
     [ "$form" = "$name" ] || tests=$((tests + 1))
-    if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$form.cu\"" "${incs[@]}" \
-         "$SRC/tests/cli/recipe_direct_emu.cpp" -o "$TMP/bin/$form" >"$TMP/log/$form.log" 2>&1; then
-      echo "FAIL: compile $form"; grep -m 8 error "$TMP/log/$form.log" | sed 's/^/  /'; failures=$((failures + 1))
-    elif "$TMP/bin/$form" >>"$TMP/log/$form.log" 2>&1; then
-      echo "ok: $form (${first#variant 0: }): $(tail -1 "$TMP/log/$form.log")"
-    else
-      echo "FAIL: $form:"; tail -n 8 "$TMP/log/$form.log" | sed 's/^/  /'; failures=$((failures + 1))
-    fi
+    run_emulator "$form" recipe_direct_emu.cpp "${first#variant 0: }"
   done
 done
 finish

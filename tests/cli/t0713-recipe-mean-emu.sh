@@ -12,7 +12,6 @@
 
 need_host_cute
 
-mkdir -p "$TMP/gen" "$TMP/bin" "$TMP/log"
 for spec in "$SRC"/tests/data/recipe/conv-fold/*.json; do
   name=$(basename "$spec" .json)
   tests=$((tests + 1))
@@ -21,16 +20,7 @@ for spec in "$SRC"/tests/data/recipe/conv-fold/*.json; do
     *"conv folded"*) ;;
     *) echo "FAIL: $name: variant 0 is not the fold: ${first:-none listed}"; failures=$((failures + 1)); continue ;;
   esac
-  if ! "$CUTEGEN" recipe --spec "$spec" --variant 0 --out "$TMP/gen/$name.cu" >/dev/null 2>"$TMP/log/$name.gen"; then
-    echo "FAIL: $name: generation"; sed 's/^/  /' "$TMP/log/$name.gen"; failures=$((failures + 1)); continue
-  fi
-  if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \
-       "$SRC/tests/cli/recipe_mean_emu.cpp" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
-    echo "FAIL: compile $name"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-  elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
-    echo "ok: $name (${first#variant 0: }): $(tail -1 "$TMP/log/$name.log")"
-  else
-    echo "FAIL: $name:"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-  fi
+  gen_variant "$spec" 0 "$name" || continue
+  run_emulator "$name" recipe_mean_emu.cpp "${first#variant 0: }"
 done
 finish
