@@ -14,8 +14,9 @@
 # sanitize.txt, one .txt a lab, bench.txt and the sweep's report) and to stdout; the rest
 # (ncu's reports, the sweep's runs) to $OUT/details.tar.gz. TOTAL: seconds this call may take in all (the sweep gets the rest,
 # minus a margin for its report); SAN_T, LAB_T: each part's own limit. A part whose input
-# is empty is skipped. Lists are read as `cutegen bench`'s BENCH_TASKS, run in their order (--in-order; one problem a line,
-# "level1/35" or a file); LIST_SKIP=N drops the first N (the second call of a long list).
+# is empty is skipped. Lists are read as `cutegen bench`'s BENCH_TASKS (one problem a line,
+# "level1/35" or a file), run in their order (--in-order: put first what matters);
+# LIST_SKIP=N drops the first N (the second call of a long list).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 t0=$(date +%s)
