@@ -35,8 +35,20 @@
 
 namespace cgr_fold {
 
-// G: the geometry along dim d (0 D, 1 H, 2 W): static in(d), k(d), out(d), stride(d),
-// pad(d), dil(d).
+// A transposed convolution's geometry along dim d (0 D, 1 H, 2 W), from the template's
+// CGR_ID, CGR_IH, ... (or CGR_PF_ID, ...) in that order.
+template <int ID, int IH, int IW, int KD, int KH, int KW, int OD, int OH, int OW, int SD, int SH, int SW, int PD,
+          int PH, int PW, int DD, int DH, int DW>
+struct Geometry {
+    CGR_FX static constexpr int in(int d) { return d == 0 ? ID : d == 1 ? IH : IW; }
+    CGR_FX static constexpr int k(int d) { return d == 0 ? KD : d == 1 ? KH : KW; }
+    CGR_FX static constexpr int out(int d) { return d == 0 ? OD : d == 1 ? OH : OW; }
+    CGR_FX static constexpr int stride(int d) { return d == 0 ? SD : d == 1 ? SH : SW; }
+    CGR_FX static constexpr int pad(int d) { return d == 0 ? PD : d == 1 ? PH : PW; }
+    CGR_FX static constexpr int dil(int d) { return d == 0 ? DD : d == 1 ? DH : DW; }
+};
+
+// G: a Geometry.
 template <class G> struct Cells {
     // The input indices along d whose tap k lands inside the output: [tap_lo, tap_hi],
     // empty when tap_lo > tap_hi.
@@ -90,14 +102,9 @@ template <class G> struct Cells {
 namespace cgr_prefold {
 
 // The convolution's own geometry (the generator's CGR_I*, CGR_K*... are the folded one).
-struct Geo {
-    CGR_FX static constexpr int in(int d) { return d == 0 ? CGR_PF_ID : d == 1 ? CGR_PF_IH : CGR_PF_IW; }
-    CGR_FX static constexpr int k(int d) { return d == 0 ? CGR_PF_KD : d == 1 ? CGR_PF_KH : CGR_PF_KW; }
-    CGR_FX static constexpr int out(int d) { return d == 0 ? CGR_PF_OD : d == 1 ? CGR_PF_OH : CGR_PF_OW; }
-    CGR_FX static constexpr int stride(int d) { return d == 0 ? CGR_PF_SD : d == 1 ? CGR_PF_SH : CGR_PF_SW; }
-    CGR_FX static constexpr int pad(int d) { return d == 0 ? CGR_PF_PD : d == 1 ? CGR_PF_PH : CGR_PF_PW; }
-    CGR_FX static constexpr int dil(int d) { return d == 0 ? CGR_PF_DD : d == 1 ? CGR_PF_DH : CGR_PF_DW; }
-};
+using Geo = cgr_fold::Geometry<CGR_PF_ID, CGR_PF_IH, CGR_PF_IW, CGR_PF_KD, CGR_PF_KH, CGR_PF_KW, CGR_PF_OD, CGR_PF_OH,
+                               CGR_PF_OW, CGR_PF_SD, CGR_PF_SH, CGR_PF_SW, CGR_PF_PD, CGR_PF_PH, CGR_PF_PW, CGR_PF_DD,
+                               CGR_PF_DH, CGR_PF_DW>;
 using Cell = cgr_fold::Cells<Geo>;
 
 // CGR_PF_MASK bit d: dim d (0 D, 1 H, 2 W) folded.

@@ -88,14 +88,8 @@ constexpr int kPlaneRows = CGR_ID * CGR_IH;
 constexpr int kTaps = CGR_KD * CGR_KH * CGR_KW;
 
 // The geometry along dim d (0 D, 1 H, 2 W), and its cells (conv_fold.cuh).
-struct Geo {
-    CGR_FX static constexpr int in(int d) { return d == 0 ? CGR_ID : d == 1 ? CGR_IH : CGR_IW; }
-    CGR_FX static constexpr int k(int d) { return d == 0 ? CGR_KD : d == 1 ? CGR_KH : CGR_KW; }
-    CGR_FX static constexpr int out(int d) { return d == 0 ? CGR_OD : d == 1 ? CGR_OH : CGR_OW; }
-    CGR_FX static constexpr int stride(int d) { return d == 0 ? CGR_SD : d == 1 ? CGR_SH : CGR_SW; }
-    CGR_FX static constexpr int pad(int d) { return d == 0 ? CGR_PD : d == 1 ? CGR_PH : CGR_PW; }
-    CGR_FX static constexpr int dil(int d) { return d == 0 ? CGR_DD : d == 1 ? CGR_DH : CGR_DW; }
-};
+using Geo = cgr_fold::Geometry<CGR_ID, CGR_IH, CGR_IW, CGR_KD, CGR_KH, CGR_KW, CGR_OD, CGR_OH, CGR_OW, CGR_SD, CGR_SH,
+                               CGR_SW, CGR_PD, CGR_PH, CGR_PW, CGR_DD, CGR_DH, CGR_DW>;
 using Cell = cgr_fold::Cells<Geo>;
 constexpr int kC0 = Cell::cells(0), kC1 = Cell::cells(1), kC2 = Cell::cells(2);
 constexpr int kCells = kC0 * kC1 * kC2;      // a plane's cells

@@ -447,6 +447,23 @@ bool recipe_conv_pixels_fold(const recipe_conv_plan *c)
     return cells <= RECIPE_CONV_FOLD_CELLS;
 }
 
+/* What a fold of the reduction over `over` of the convolution's output needs (spatred_setup,
+ * prefold_setup): a mean or sum, of a transposed convolution, whose result does not read the
+ * convolution itself. 0, or 1 (why says why). */
+static int fold_allowed(const recipe_plan *p, int result, const char *over, strbuf *why)
+{
+    const char *name = recipe_red_name(p->red);
+    const char *no = p->red != RED_MEAN && p->red != RED_SUM ? "not folded: a mean or a sum folds"
+                     : !p->conv.transposed                   ? "not folded: only a transposed convolution's folds"
+                     : rx_reaches(p, result, p->conv.acc_node) ? "not folded: its result reads the convolution too"
+                                                               : NULL;
+    if (!no)
+        return 0;
+    nc(why, "%s", name);
+    strbuf_addf(why, " over %s of a convolution (%s; a stage of its own reduces the convolution's output)", over, no);
+    return 1;
+}
+
 /*
  * A mean or sum over all the pixels of a transposed convolution, after an epilogue affine in
  * its value (level 2 #77: ConvTranspose3d, x 2, BatchNorm, global average pooling; #42:
@@ -465,17 +482,12 @@ static int spatred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bo
 {
     recipe_conv_plan *c = &p->conv;
     const char *name = recipe_red_name(p->red);
-    if (p->red != RED_MEAN && p->red != RED_SUM)
-        return nc(why, "%s over a convolution's pixels (a mean or a sum folds)", name);
-    if (!c->transposed)
-        return nc(why, "%s over the pixels of a convolution (not folded: only a transposed convolution's "
-                  "is; a stage of its own reduces the convolution's output)", name);
+    if (fold_allowed(p, result, "the pixels", why))
+        return 1;
     if (!recipe_conv_pixels_fold(c))
         return nc(why, "%s over the pixels of a transposed convolution whose padding crops more than a few "
                   "border indices (recipes/conv_mean.cu takes at most 64 cells a plane and 32 along W; a "
                   "stage of its own reduces the convolution's output)", name);
-    if (rx_reaches(p, result, c->acc_node))
-        return nc(why, "%s of a convolution combined with the convolution itself", name);
     c->spatred = p->red == RED_MEAN ? 1 : 2;
     recipe_tensor want = *cs;
     if (p->keepdim)
@@ -490,6 +502,20 @@ static int spatred_setup(recipe_plan *p, int result, const recipe_tensor *cs, bo
     bool reduced = false;
     mark_used(p, result, post, &reduced);
     return 0;
+}
+
+/* A fold over some dims (pf_mask): the convolution's own geometry saved into c->pf (save),
+ * or put back from it (!save). */
+static void copy_geometry(recipe_conv_plan *c, bool save)
+{
+    int64_t *plan[] = { c->in, c->k, c->out, c->stride, c->pad, c->dil, c->opad };
+    int64_t *own[] = { c->pf.in, c->pf.k, c->pf.out, c->pf.stride, c->pf.pad, c->pf.dil, c->pf.opad };
+    for (int i = 0; i < 7; i++)
+        memcpy(save ? own[i] : plan[i], save ? plan[i] : own[i], 3 * sizeof(int64_t));
+    if (save)
+        c->pf.cin = c->cin;
+    else
+        c->cin = c->pf.cin;
 }
 
 /* The convolution's output with the dims of mask (bit j: dim 2 + j) reduced: kept as 1 or dropped. */
@@ -528,13 +554,8 @@ static int prefold_setup(recipe_plan *p, int result, int mask, bool *post, strbu
 {
     recipe_conv_plan *c = &p->conv;
     const char *name = recipe_red_name(p->red);
-    if (p->red != RED_MEAN && p->red != RED_SUM)
-        return nc(why, "%s over some of a convolution's dims (a mean or a sum folds)", name);
-    if (!c->transposed)
-        return nc(why, "%s over some dims of a convolution (not folded: only a transposed convolution's "
-                  "is; a stage of its own reduces the convolution's output)", name);
-    if (rx_reaches(p, result, c->acc_node))
-        return nc(why, "%s of a convolution combined with the convolution itself", name);
+    if (fold_allowed(p, result, "some of the dims", why))
+        return 1;
     recipe_tensor want = reduced_output(c, mask, p->keepdim);
     const recipe_tensor *o = &p->output;
     if (!same_shape(&want, o) || strcmp(o->dtype, "float32") || !contiguous_strides(o))
@@ -566,14 +587,7 @@ static int prefold_setup(recipe_plan *p, int result, int mask, bool *post, strbu
         return nc(why, "%s over some dims of a transposed convolution too large to fold", name);
     c->pf_mask = fmask;
     c->pf_red = p->red == RED_MEAN ? 1 : 2;
-    c->pf.cin = c->cin;
-    memcpy(c->pf.in, c->in, sizeof c->in);
-    memcpy(c->pf.k, c->k, sizeof c->k);
-    memcpy(c->pf.out, c->out, sizeof c->out);
-    memcpy(c->pf.stride, c->stride, sizeof c->stride);
-    memcpy(c->pf.pad, c->pad, sizeof c->pad);
-    memcpy(c->pf.dil, c->dil, sizeof c->dil);
-    memcpy(c->pf.opad, c->opad, sizeof c->opad);
+    copy_geometry(c, true);
     c->cin *= cells;
     for (int d = 0; d < 3; d++) {
         if (!(fmask >> d & 1))
@@ -697,16 +711,8 @@ static void geometry(const recipe_conv_plan *c, strbuf *out)
 static recipe_conv_plan own_geometry(const recipe_conv_plan *c)
 {
     recipe_conv_plan o = *c;
-    if (!c->pf_mask)
-        return o;
-    o.cin = c->pf.cin;
-    memcpy(o.in, c->pf.in, sizeof o.in);
-    memcpy(o.k, c->pf.k, sizeof o.k);
-    memcpy(o.out, c->pf.out, sizeof o.out);
-    memcpy(o.stride, c->pf.stride, sizeof o.stride);
-    memcpy(o.pad, c->pf.pad, sizeof o.pad);
-    memcpy(o.dil, c->pf.dil, sizeof o.dil);
-    memcpy(o.opad, c->pf.opad, sizeof o.opad);
+    if (c->pf_mask)
+        copy_geometry(&o, false);
     return o;
 }
 
@@ -1681,6 +1687,17 @@ static void emit_as_gemm(const recipe_plan *p, const recipe_params *k, strbuf *s
                 p->conv.w, p->conv.transposed);
 }
 
+/* The geometry's macros, prefix then I, K, O, S, P, D and the dim (D, H, W): CGR_ID ... */
+static void emit_geometry(const recipe_conv_plan *g, const char *prefix, strbuf *sb)
+{
+    static const char dn[] = "DHW";
+    for (int d = 0; d < 3; d++) {
+        const int64_t v[] = { g->in[d], g->k[d], g->out[d], g->stride[d], g->pad[d], g->dil[d] };
+        for (int j = 0; j < 6; j++)
+            strbuf_addf(sb, "#define %s%c%c %lld\n", prefix, "IKOSPD"[j], dn[d], (long long)v[j]);
+    }
+}
+
 /* A mean or sum over some dims folded (recipes/conv_fold.cuh): the convolution's own
  * geometry, and the epilogue: pre (affine in the convolution, before the reduction) of the
  * mean (the fold's: 1/size is in the folded weight), times the size for a sum, then what
@@ -1688,14 +1705,10 @@ static void emit_as_gemm(const recipe_plan *p, const recipe_params *k, strbuf *s
 static void emit_prefold(const recipe_plan *p, strbuf *sb)
 {
     const recipe_conv_plan *c = &p->conv;
-    static const char dn[] = "DHW";
     strbuf_addf(sb, "#define CGR_PREFOLD 1\n#define CGR_PF_MASK %d\n#define CGR_PF_MEAN %d\n#define CGR_PF_CIN %lld\n",
                 c->pf_mask, c->pf_red == 1, (long long)c->pf.cin);
-    for (int d = 0; d < 3; d++)
-        strbuf_addf(sb, "#define CGR_PF_I%c %lld\n#define CGR_PF_K%c %lld\n#define CGR_PF_O%c %lld\n"
-                        "#define CGR_PF_S%c %lld\n#define CGR_PF_P%c %lld\n#define CGR_PF_D%c %lld\n",
-                    dn[d], (long long)c->pf.in[d], dn[d], (long long)c->pf.k[d], dn[d], (long long)c->pf.out[d],
-                    dn[d], (long long)c->pf.stride[d], dn[d], (long long)c->pf.pad[d], dn[d], (long long)c->pf.dil[d]);
+    recipe_conv_plan own = own_geometry(c);
+    emit_geometry(&own, "CGR_PF_", sb);
     recipe_emit_expr(p, p->root, "cgr_pf_pre", "float r, const float *x", sb);
     if (p->epi >= 0)
         recipe_emit_expr(p, p->epi, "cgr_pf_post", "float r, const float *x", sb);
@@ -1725,15 +1738,10 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     strbuf_adds(sb, "#define CGR_GENERATED 1\n");
     strbuf_addf(sb, "#define CGR_NB %lld\n#define CGR_CIN %lld\n#define CGR_COUT %lld\n",
                 (long long)c->n, (long long)c->cin, (long long)c->cout);
-    static const char dn[] = "DHW";
     /* a stride-1 transposed convolution channels-last: the flipped convolution */
     bool flip = v->nhwc == 2;
     recipe_conv_plan f = flip ? as_forward(c) : *c;
-    for (int d = 0; d < 3; d++)
-        strbuf_addf(sb, "#define CGR_I%c %lld\n#define CGR_K%c %lld\n#define CGR_O%c %lld\n"
-                        "#define CGR_S%c %lld\n#define CGR_P%c %lld\n#define CGR_D%c %lld\n",
-                    dn[d], (long long)f.in[d], dn[d], (long long)f.k[d], dn[d], (long long)f.out[d],
-                    dn[d], (long long)f.stride[d], dn[d], (long long)f.pad[d], dn[d], (long long)f.dil[d]);
+    emit_geometry(&f, "CGR_", sb);
     strbuf_addf(sb, "#define CGR_X %d\n#define CGR_W %d\n", c->x, c->w);
     if (c->groups > 1)
         strbuf_addf(sb, "#define CGR_GROUPS %lld\n", (long long)c->groups);

@@ -113,14 +113,7 @@ for spec in matmul matmul_ta; do
 done
 while read -r name desc; do
   tests=$((tests + 1))
-  if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \
-       "$SRC/tests/cli/recipe_wgmma_layout.cpp" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
-    echo "FAIL: compile $name ($desc)"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-  elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
-    echo "ok: $name ($desc): $(tail -1 "$TMP/log/$name.log")"
-  else
-    echo "FAIL: $name ($desc):"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-  fi
+  run_emulator "$name" recipe_wgmma_layout.cpp "$desc"
 done <"$TMP/wgmma_jobs"
 [ -s "$TMP/wgmma_jobs" ] || { echo "FAIL: no WGMMA variant of matmul or bmm listed"; failures=$((failures + 1)); }
 
