@@ -383,6 +383,7 @@ typedef struct recipe_conv_params {
     int prec;        /* RECIPE_GEMM_3XTF32, _TF32 (~1e-3: may fail an fp32 tolerance), _3XF16 */
     int min_blocks;  /* CTAs per SM __launch_bounds__ asks registers for */
     int dw_threads;  /* depthwise (recipes/conv_dw.cu): threads per CTA; 0 otherwise */
+    int dw_rows;     /* conv_dw.cu: output rows a thread sums down its column (CGR_DW_ROWS) */
     int nhwc;        /* x and the weight copied channels-last into the workspace first,
                         A and B then copied 16 bytes at a time (CGR_NHWC): 1; 2: a stride-1
                         transposed convolution so, as the flipped convolution (CGR_FLIP) */

@@ -1473,6 +1473,34 @@ static int fold_variants(const recipe_hw *hw, recipe_params *out, int max)
 
 /* Variants: the direct kernel first or second where it is offered (see above); on Hopper
  * the WGMMA kernel where it fits, then the mma.sync ones below. */
+/*
+ * Depthwise (recipes/conv_dw.cu): a thread sums `rows` output rows down one column, each
+ * input row loaded once a thread (at stride 1 a row is read by KH output rows: the plain
+ * form, rows 1, loads it KH times, from L1 or L2). 8 rows first, then 4, then the plain form,
+ * at 256 threads; fewer rows where the items would not fill the GPU 8 CTAs an SM, or the
+ * filter and the sums would not fit the registers (taps + rows + KW <= 96).
+ */
+static int depthwise_variants(const recipe_conv_plan *c, const recipe_hw *hw, recipe_params *out, int max)
+{
+    static const int rows[] = { 8, 4, 1 };
+    const int threads = 256 <= hw->max_threads_per_sm ? 256 : 128;
+    /* (D, H, W), leading 1s below 3 dims */
+    const int64_t od = c->out[0], oh = c->out[1], ow = c->out[2];
+    const int64_t taps = c->k[0] * c->k[1] * c->k[2], kw = c->k[2];
+    int n = 0;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0] && n < max; i++) {
+        int r = rows[i];
+        if (r > 1 && (r > oh || taps + r + kw > 96 ||
+                      c->n * c->cout * od * ((oh + r - 1) / r) * ow < 8LL * hw->sms * threads))
+            continue;
+        memset(&out[n], 0, sizeof out[n]);
+        out[n].threads = threads;
+        out[n].conv.dw_threads = threads;
+        out[n++].conv.dw_rows = r;
+    }
+    return n;
+}
+
 int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
     recipe_params direct;
@@ -1522,20 +1550,8 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
     const recipe_conv_plan *c = &p->conv;
     int64_t cout32 = (c->gn + 31) / 32 * 32;
     int n = 0;
-    if (c->depthwise) {
-        /* direct kernel, one thread an output: only the CTA size to choose */
-        static const int threads[] = { 256, 128, 512 };
-        for (size_t i = 0; i < sizeof threads / sizeof threads[0] && n < max; i++) {
-            if (threads[i] > hw->max_threads_per_sm)
-                continue;
-            recipe_params k;
-            memset(&k, 0, sizeof k);
-            k.threads = threads[i];
-            k.conv.dw_threads = threads[i];
-            out[n++] = k;
-        }
-        return n;
-    }
+    if (c->depthwise)
+        return depthwise_variants(c, hw, out, max);
     for (int pass = 0; pass < 2 && n == 0; pass++) {
         for (size_t i = 0; i < sizeof cand / sizeof cand[0] && n < max; i++) {
             const recipe_conv_params *v = &cand[i];
@@ -1620,7 +1636,7 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
         return;
     }
     if (v->dw_threads) {
-        strbuf_addf(out, "conv depthwise direct threads=%d", v->dw_threads);
+        strbuf_addf(out, "conv depthwise direct threads=%d rows=%d", v->dw_threads, v->dw_rows > 0 ? v->dw_rows : 1);
         return;
     }
     if (v->wgmma) {
@@ -1758,6 +1774,8 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     v->stages, v->direct_stage);
     if (v->dw_threads)
         strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
+    if (v->dw_rows)
+        strbuf_addf(sb, "#define CGR_DW_ROWS %d\n", v->dw_rows);
     else
         strbuf_addf(sb, "#define CGR_BM %d\n#define CGR_BN %d\n#define CGR_BK 32\n#define CGR_WM %d\n"
                     "#define CGR_WN %d\n#define CGR_STAGES %d\n#define CGR_MINB %d\n#define CGR_PREC %d\n",

@@ -2370,23 +2370,40 @@ static void test_conv_variants_generate(void **state)
         }
         recipe_plan_release(&p);
     }
-    /* depthwise (level 1 #83, 3x1 filters, C 8): the direct kernel, only CTA sizes */
+    /* depthwise (level 1 #83, 3x1 filters, C 8): the direct kernel, a thread 8, 4, then 1
+     * output rows down its column */
     {
         recipe_plan p = load_conv("l1_83_conv_depthwise_2D_square_input_asymmetric_kernel");
         assert_true(p.conv.depthwise && p.conv.gk == 3 && p.conv.out[1] == 510 && p.conv.out[2] == 512);
         recipe_params v[RECIPE_MAX_VARIANTS];
         int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
         assert_true(n == 3);
+        assert_int_equal(v[0].conv.dw_rows, 8);
+        assert_int_equal(v[1].conv.dw_rows, 4);
+        assert_int_equal(v[2].conv.dw_rows, 1);
         for (int k = 0; k < n; k++) {
             assert_true(v[k].conv.dw_threads == v[k].threads && v[k].conv.bm == 0);
             strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
             assert_int_equal(recipe_generate(&p, &v[k], recipe_dir(), &cu, &err), 0);
             assert_non_null(strstr(cu.buf, "recipes/conv_dw.cu"));
             assert_non_null(strstr(cu.buf, "#define CGR_KH 3\n#define CGR_OH 510\n"));
+            char rows[40];
+            snprintf(rows, sizeof rows, "#define CGR_DW_ROWS %d\n", v[k].conv.dw_rows);
+            assert_non_null(strstr(cu.buf, rows));
             assert_null(strstr(cu.buf, "\n// recipe:params"));
             strbuf_release(&cu);
             strbuf_release(&err);
         }
+        recipe_plan_release(&p);
+    }
+    /* a small depthwise problem (2 x 6 planes of 10 x 9 outputs) does not fill the GPU with
+     * 8 rows a thread: the plain form only */
+    {
+        recipe_plan p = load_conv("../conv-dw/dw2d_strided_dilated");
+        assert_true(p.conv.depthwise && p.conv.stride[1] == 2 && p.conv.dil[2] == 2);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        assert_int_equal(recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS), 1);
+        assert_int_equal(v[0].conv.dw_rows, 1);
         recipe_plan_release(&p);
     }
     /* COUT 16 (level 2 #48): the 32-wide tile first */
