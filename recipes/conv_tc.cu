@@ -327,6 +327,18 @@ struct Params {
 #endif
 };
 
+// The epilogues load the inputs of a chunk of outputs first and then store them: the
+// compiler keeps a global load after a global store in that order (read-only loads too: the
+// SASS of level 2 #26's WGMMA kernel, 12-07), so finish() output after output waited a
+// memory round trip for each (#26 reads add_input, a full-size tensor, there: 4.94 ms on
+// the H200 where its bytes take 0.5).
+// CGR_EPI_CHUNK: the WGMMA kernel's outputs a thread loads the inputs of before storing any
+// (1: the form before 12-07); the mma.sync kernel takes a row block (mi) at a time.
+#ifndef CGR_EPI_CHUNK
+#define CGR_EPI_CHUNK 16
+#endif
+constexpr int kEpiChunk = CGR_EPI_CHUNK;
+
 __device__ __forceinline__ float finish(const Params &p, float acc, int64_t idx, int co)
 {
     float x[kNin > 0 ? kNin : 1];
@@ -965,30 +977,42 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
         chan_reduce(p, acc, tCcC, tm, reinterpret_cast<CStat *>(smem_raw));
         return;
     }
+    // a row block (mi) at a time: all its inputs loaded, then its outputs stored (see kEpiChunk)
     float *Y = p.out;
+    constexpr int kNi = decltype(size<2>(acc))::value;
     CUTE_UNROLL
     for (int mi = 0; mi < size<1>(acc); ++mi) {
+        float xin[2][kNi][2][kNin > 0 ? kNin : 1];
+        int64_t at[2][kNi][2];
         CUTE_UNROLL
         for (int v1 = 0; v1 < 2; ++v1) {
             const int m = get<0>(tCcC(make_coord(make_coord(0, v1), mi, 0)));
             RowPix rp;
-            if (!row_pixel(m, rp))
-                continue;
-            const int64_t row = int64_t(rp.nb) * kCout * kP + rp.pix;
+            const bool in_m = row_pixel(m, rp);
+            const int64_t row = in_m ? int64_t(rp.nb) * kCout * kP + rp.pix : 0;
             CUTE_UNROLL
-            for (int ni = 0; ni < size<2>(acc); ++ni) {
+            for (int ni = 0; ni < kNi; ++ni) {
                 CUTE_UNROLL
                 for (int v0 = 0; v0 < 2; ++v0) {
                     const auto c = make_coord(make_coord(v0, v1), mi, ni);
                     const int cg = get<1>(tCcC(c));  // the group's output channel
-                    if (cg < kN) {
+                    at[v1][ni][v0] = -1;
+                    if (in_m && cg < kN) {
                         const int co = grp * kCoutG + cg;
-                        const int64_t idx = row + int64_t(co) * kP;
-                        Y[idx] = finish(p, acc(c), idx, co);
+                        at[v1][ni][v0] = row + int64_t(co) * kP;
+                        inputs_at(p, at[v1][ni][v0], co, xin[v1][ni][v0]);
                     }
                 }
             }
         }
+        CUTE_UNROLL
+        for (int v1 = 0; v1 < 2; ++v1)
+            CUTE_UNROLL
+            for (int ni = 0; ni < kNi; ++ni)
+                CUTE_UNROLL
+                for (int v0 = 0; v0 < 2; ++v0)
+                    if (at[v1][ni][v0] >= 0)
+                        Y[at[v1][ni][v0]] = cgr_epi(acc(make_coord(make_coord(v0, v1), mi, ni)), xin[v1][ni][v0]);
     }
 }
 #endif  // !CGR_WGMMA
@@ -1487,15 +1511,30 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
     const int m0 = get<0>(tCcC(0));
     RowPix rp0, rp1;
     const bool ok0 = row_pixel(m0, rp0), ok1 = row_pixel(m0 + 8, rp1);
+    // kEpiChunk accumulators at a time: all their inputs loaded, then their outputs stored
+    // (see kEpiChunk)
+    constexpr int kAcc = decltype(size(acc))::value;
+    constexpr int kChunk = kAcc < kEpiChunk ? kAcc : kEpiChunk;
+    static_assert(kAcc % kChunk == 0, "the accumulators in whole chunks");
     CUTE_UNROLL
-    for (int i = 0; i < size(acc); ++i) {
-        const int m = get<0>(tCcC(i)), co = get<1>(tCcC(i));
-        const bool first = m == m0;
-        if (!(first ? ok0 : ok1) || co >= kN)
-            continue;
-        const RowPix &rp = first ? rp0 : rp1;
-        const int64_t idx = (int64_t(rp.nb) * kCout + co) * kP + rp.pix;
-        p.out[idx] = finish(p, acc(i) * u, idx, co);
+    for (int i0 = 0; i0 < kAcc; i0 += kChunk) {
+        float xin[kChunk][kNin > 0 ? kNin : 1];
+        int64_t at[kChunk];
+        CUTE_UNROLL
+        for (int j = 0; j < kChunk; ++j) {
+            const int m = get<0>(tCcC(i0 + j)), co = get<1>(tCcC(i0 + j));
+            const bool first = m == m0;
+            at[j] = -1;
+            if (!(first ? ok0 : ok1) || co >= kN)
+                continue;
+            const RowPix &rp = first ? rp0 : rp1;
+            at[j] = (int64_t(rp.nb) * kCout + co) * kP + rp.pix;
+            inputs_at(p, at[j], co, xin[j]);
+        }
+        CUTE_UNROLL
+        for (int j = 0; j < kChunk; ++j)
+            if (at[j] >= 0)
+                p.out[at[j]] = cgr_epi(acc(i0 + j) * u, xin[j]);
     }
     return nkt;
 }

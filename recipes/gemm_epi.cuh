@@ -30,14 +30,14 @@ __device__ __forceinline__ float finish(const Params &p, float acc, int64_t row,
 }
 
 
-// An accumulator as stored: finished, or (Raw) as it is.
+// An accumulator as stored: finished with its inputs x (loaded before), or (Raw) as it is.
 template <bool Raw>
-__device__ __forceinline__ float finished(const Params &p, float acc, int64_t row, int m, int n)
+__device__ __forceinline__ float finished(float acc, int m, int n, const float (&x)[kNin > 0 ? kNin : 1])
 {
     if constexpr (Raw)
         return acc;
     else
-        return finish(p, acc, row, m, n);
+        return cgr_epi(kept(m, n) ? acc : 0.f, x);
 }
 
 constexpr int kTilesM = (kM + kBM - 1) / kBM, kTilesN = (kN + kBN - 1) / kBN;
@@ -81,31 +81,53 @@ template <class V> __device__ __forceinline__ void store_c(V *dst, V v)
 
 // C = the finished accumulators of one thread (Raw: the values as they are): acc
 // (MMA,MMA_M,MMA_N) with the (m, n) of each in tCcC; pairs of neighbouring columns
-// (values v, v + 1 of an atom) as float2.
+// (values v, v + 1 of an atom) as float2. kEpiChunk accumulators of a row block at a time:
+// all their inputs loaded, then their outputs stored (the compiler keeps a global load after
+// a global store in that order, read-only loads too, so finishing output after output waited
+// a memory round trip for each: conv_tc.cu's kEpiChunk).
+#ifndef CGR_EPI_CHUNK
+#define CGR_EPI_CHUNK 16  // outputs a thread loads the inputs of before storing them (2: the form before 12-07)
+#endif
+constexpr int kEpiChunk = CGR_EPI_CHUNK < 2 ? 2 : CGR_EPI_CHUNK;
 template <bool Raw = false, class Acc, class Coord>
 __device__ __forceinline__ void store_tile(const Params &p, const Acc &acc, const Coord &tCcC, int64_t row0)
 {
     float *C = p.out + row0 * kN;
+    constexpr int kV = decltype(size<0>(acc))::value, kNi = decltype(size<2>(acc))::value;
+    constexpr int kRow = kV * kNi;  // a row block's (mi's) accumulators
+    constexpr int kChunk = kRow < kEpiChunk ? kRow : kEpiChunk;
+    static_assert(kV % 2 == 0 && kChunk % 2 == 0 && kRow % kChunk == 0, "value pairs, whole chunks");
     CUTE_UNROLL
     for (int mi = 0; mi < size<1>(acc); ++mi) {
         CUTE_UNROLL
-        for (int ni = 0; ni < size<2>(acc); ++ni) {
+        for (int j0 = 0; j0 < kRow; j0 += kChunk) {
+            float x[kChunk][kNin > 0 ? kNin : 1];
+            if constexpr (!Raw) {
+                CUTE_UNROLL
+                for (int j = 0; j < kChunk; ++j) {
+                    const int v = (j0 + j) % kV, ni = (j0 + j) / kV;
+                    const int m = get<0>(tCcC(v, mi, ni)), n = get<1>(tCcC(v, mi, ni));
+                    if (m < kM && n < kN)
+                        inputs_at(p, row0 + m, n, x[j]);
+                }
+            }
             CUTE_UNROLL
-            for (int v = 0; v < size<0>(acc); v += 2) {
+            for (int j = 0; j < kChunk; j += 2) {
+                const int v = (j0 + j) % kV, ni = (j0 + j) / kV;
                 const int m0 = get<0>(tCcC(v, mi, ni)), n0 = get<1>(tCcC(v, mi, ni));
                 const int m1 = get<0>(tCcC(v + 1, mi, ni)), n1 = get<1>(tCcC(v + 1, mi, ni));
                 if (kN % 2 == 0 && m1 == m0 && n1 == n0 + 1 && (n0 & 1) == 0) {
                     if (m0 < kM && n1 < kN) {
                         float2 r;
-                        r.x = finished<Raw>(p, acc(v, mi, ni), row0 + m0, m0, n0);
-                        r.y = finished<Raw>(p, acc(v + 1, mi, ni), row0 + m1, m1, n1);
+                        r.x = finished<Raw>(acc(v, mi, ni), m0, n0, x[j]);
+                        r.y = finished<Raw>(acc(v + 1, mi, ni), m1, n1, x[j + 1]);
                         store_c(reinterpret_cast<float2 *>(C + int64_t(m0) * kN + n0), r);
                     }
                 } else {
                     if (m0 < kM && n0 < kN)
-                        store_c(C + int64_t(m0) * kN + n0, finished<Raw>(p, acc(v, mi, ni), row0 + m0, m0, n0));
+                        store_c(C + int64_t(m0) * kN + n0, finished<Raw>(acc(v, mi, ni), m0, n0, x[j]));
                     if (m1 < kM && n1 < kN)
-                        store_c(C + int64_t(m1) * kN + n1, finished<Raw>(p, acc(v + 1, mi, ni), row0 + m1, m1, n1));
+                        store_c(C + int64_t(m1) * kN + n1, finished<Raw>(acc(v + 1, mi, ni), m1, n1, x[j + 1]));
                 }
             }
         }

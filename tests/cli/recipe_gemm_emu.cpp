@@ -480,6 +480,13 @@ void run_cta(const Params &p, int pid, int batch, int split, Cta &cta)
             }
         } else {
             float *C = p.out + row0 * kN;
+            // an output finished as store_tile finishes it: its inputs, then finished()
+            auto fin = [&](float acc, int64_t row, int m, int n) {
+                float x[kNin > 0 ? kNin : 1] = {};
+                if (!kGroupNorm)
+                    inputs_at(p, row, n, x);
+                return finished<kGroupNorm>(acc, m, n, x);
+            };
             for (int mi = 0; mi < int(size<1>(a)); ++mi)
                 for (int ni = 0; ni < int(size<2>(a)); ++ni)
                     for (int v = 0; v < int(size<0>(a)); v += 2) {
@@ -489,14 +496,14 @@ void run_cta(const Params &p, int pid, int batch, int split, Cta &cta)
                             if (m0 < kM && n1 < kN) {
                                 if ((int64_t(m0) * kN + n0) % 2)
                                     fail("a float2 store is not 8-byte aligned", m0, n0);
-                                C[int64_t(m0) * kN + n0] = finished<kGroupNorm>(p, a(v, mi, ni), row0 + m0, m0, n0);
-                                C[int64_t(m1) * kN + n1] = finished<kGroupNorm>(p, a(v + 1, mi, ni), row0 + m1, m1, n1);
+                                C[int64_t(m0) * kN + n0] = fin(a(v, mi, ni), row0 + m0, m0, n0);
+                                C[int64_t(m1) * kN + n1] = fin(a(v + 1, mi, ni), row0 + m1, m1, n1);
                             }
                         } else {
                             if (m0 < kM && n0 < kN)
-                                C[int64_t(m0) * kN + n0] = finished<kGroupNorm>(p, a(v, mi, ni), row0 + m0, m0, n0);
+                                C[int64_t(m0) * kN + n0] = fin(a(v, mi, ni), row0 + m0, m0, n0);
                             if (m1 < kM && n1 < kN)
-                                C[int64_t(m1) * kN + n1] = finished<kGroupNorm>(p, a(v + 1, mi, ni), row0 + m1, m1, n1);
+                                C[int64_t(m1) * kN + n1] = fin(a(v + 1, mi, ni), row0 + m1, m1, n1);
                         }
                     }
         }
