@@ -242,13 +242,24 @@ __global__ void __launch_bounds__(kThreads) direct_kernel(const Params p)
     }
     __syncthreads();
     const float *X = p.in[CGR_X] + (int64_t(nb) * kCin + int64_t(g) * kCinG) * kPlaneIn;
-    // y at output pixel (od, oh, ow), channel co of the block: the epilogue of sum r
-    auto store = [&](int od, int oh, int ow, int co, float r) {
-        const int c = g * kCoutG + cb * kCoT + co;
-        const int64_t idx = (int64_t(nb) * kCout + c) * kPlaneOut + (int64_t(od) * kOH + oh) * kOW + ow;
-        float xin[kNin > 0 ? kNin : 1];
-        inputs_at(p, idx, c, xin);
-        p.out[idx] = cgr_epi(r, xin);
+    // y at output pixel (od, oh, ow), every channel co of the block: the epilogue of sum(co),
+    // the inputs of 8 channels loaded before any of their stores (the compiler keeps a load
+    // after a store in that order: one round trip an output otherwise; conv_tc.cu's kEpiChunk)
+    auto store_pixel = [&](int od, int oh, int ow, auto &&sum) {
+        const int c0 = g * kCoutG + cb * kCoT;
+        const int64_t at0 = (int64_t(nb) * kCout + c0) * kPlaneOut + (int64_t(od) * kOH + oh) * kOW + ow;
+        constexpr int kChunk = kCoT < 8 ? kCoT : 8;
+        static_assert(kCoT % kChunk == 0, "whole chunks of channels");
+#pragma unroll
+        for (int q = 0; q < kCoT; q += kChunk) {
+            float xin[kChunk][kNin > 0 ? kNin : 1];
+#pragma unroll
+            for (int j = 0; j < kChunk; ++j)
+                inputs_at(p, at0 + int64_t(q + j) * kPlaneOut, c0 + q + j, xin[j]);
+#pragma unroll
+            for (int j = 0; j < kChunk; ++j)
+                p.out[at0 + int64_t(q + j) * kPlaneOut] = cgr_epi(sum(q + j), xin[j]);
+        }
     };
     for (int it = 0; it < kIters; ++it) {
         const int64_t j0 = (int64_t(blockIdx.x) * kIters + it) * kThreads, j = j0 + threadIdx.x;
@@ -268,16 +279,11 @@ __global__ void __launch_bounds__(kThreads) direct_kernel(const Params p)
                     tile[co * kThreads + at] = acc[co];
             }
             __syncthreads();
-            if (stored_pixel(j0, int(threadIdx.x), od, oh, ow)) {
-#pragma unroll 4
-                for (int co = 0; co < kCoT; ++co)
-                    store(od, oh, ow, co, tile[co * kThreads + threadIdx.x]);
-            }
+            if (stored_pixel(j0, int(threadIdx.x), od, oh, ow))
+                store_pixel(od, oh, ow, [&](int co) { return tile[co * kThreads + threadIdx.x]; });
             __syncthreads();  // the tile is read: the next pixel block may overwrite it
         } else if (mine) {
-#pragma unroll
-            for (int co = 0; co < kCoT; ++co)
-                store(od, oh, ow, co, acc[co]);
+            store_pixel(od, oh, ow, [&](int co) { return acc[co]; });
         }
     }
 }

@@ -191,14 +191,19 @@ __global__ void __launch_bounds__(kThreads) dw_kernel(const Params p)
         w[i] = __ldg(p.in[CGR_W] + int64_t(it.c) * kTaps + i);
     float acc[kRows];
     column_sums(p.in[CGR_X] + it.plane * kPlaneIn, w, it, acc);
+    // the rows' inputs loaded before any of their stores (the compiler keeps a load after a
+    // store in that order: one round trip a row otherwise)
+    float x[kRows][kNin > 0 ? kNin : 1];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+        if (kOH % kRows == 0 || out_index(it, r) >= 0)
+            inputs_at(p, out_index(it, r), it.c, x[r]);
 #pragma unroll
     for (int r = 0; r < kRows; ++r) {
         const int64_t idx = out_index(it, r);
         if (kOH % kRows != 0 && idx < 0)
             break;
-        float x[kNin > 0 ? kNin : 1];
-        inputs_at(p, idx, it.c, x);
-        p.out[idx] = cgr_epi(acc[r], x);
+        p.out[idx] = cgr_epi(acc[r], x[r]);
     }
 }
 #endif  // CGR_DW_EMULATE
