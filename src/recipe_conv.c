@@ -1774,12 +1774,12 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
                     v->stages, v->direct_stage);
     if (v->dw_threads)
         strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
-    if (v->dw_rows)
-        strbuf_addf(sb, "#define CGR_DW_ROWS %d\n", v->dw_rows);
     else
         strbuf_addf(sb, "#define CGR_BM %d\n#define CGR_BN %d\n#define CGR_BK 32\n#define CGR_WM %d\n"
                     "#define CGR_WN %d\n#define CGR_STAGES %d\n#define CGR_MINB %d\n#define CGR_PREC %d\n",
                 v->bm, v->bn, v->wm, v->wn, v->stages, v->min_blocks, v->prec);
+    if (v->dw_rows)
+        strbuf_addf(sb, "#define CGR_DW_ROWS %d\n", v->dw_rows);
     if (!v->dw_threads)
         strbuf_addf(sb, "#define CGR_PROMOTE %d\n", recipe_tf32_promote(conv_chain_k(c, flip)));
     strbuf_addf(sb, "#define CGR_NIN %d\n#define CGR_INPUTS(X)", p->n_inputs);

@@ -1827,10 +1827,18 @@ static void test_convt_plans_generate(void **state)
             memmove(&v[1], &v[2], (size_t)(n - 2) * sizeof v[0]);
             n--;
         }
-        if (direct)
+        if (direct) {
             assert_variant_source(&p, &v[0], names[i], 0,
                                   (const char *const[]){ "recipes/conv_direct.cu", "#define CGR_TRANSPOSED 1\n",
                                                          "#define CGR_CO_T 32\n#define CGR_ITERS 8\n", NULL });
+            /* the tile kernels' parameters are not written for it */
+            strbuf cu = STRBUF_INIT, err = STRBUF_INIT;
+            assert_int_equal(recipe_generate(&p, &v[0], recipe_dir(), &cu, &err), 0);
+            assert_null(strstr(cu.buf, "#define CGR_BM "));
+            assert_null(strstr(cu.buf, "#define CGR_DW_ROWS "));
+            strbuf_release(&cu);
+            strbuf_release(&err);
+        }
         int d = direct ? 1 : 0;
         /* then on Hopper the WGMMA kernel (test_conv_wgmma_variants): stride 1 flipped,
          * strided in sub-pixel phases */
@@ -2390,6 +2398,7 @@ static void test_conv_variants_generate(void **state)
             char rows[40];
             snprintf(rows, sizeof rows, "#define CGR_DW_ROWS %d\n", v[k].conv.dw_rows);
             assert_non_null(strstr(cu.buf, rows));
+            assert_null(strstr(cu.buf, "#define CGR_BM "));
             assert_null(strstr(cu.buf, "\n// recipe:params"));
             strbuf_release(&cu);
             strbuf_release(&err);
