@@ -332,12 +332,12 @@ struct Params {
 // SASS of level 2 #26's WGMMA kernel, 12-07), so finish() output after output waited a
 // memory round trip for each (#26 reads add_input, a full-size tensor, there: 4.94 ms on
 // the H200 where its bytes take 0.5).
-// CGR_EPI_CHUNK: the WGMMA kernel's outputs a thread loads the inputs of before storing any
-// (1: the form before 12-07); the mma.sync kernel takes a row block (mi) at a time.
+// CGR_EPI_CHUNK: the outputs a thread loads the inputs of before storing any; 0, by the
+// inputs an output reads (epi_chunk: 16 for up to two); 1, the form before 12-07.
 #ifndef CGR_EPI_CHUNK
-#define CGR_EPI_CHUNK 16
+#define CGR_EPI_CHUNK 0
 #endif
-constexpr int kEpiChunk = CGR_EPI_CHUNK;
+constexpr int kEpiChunk = epi_chunk(CGR_EPI_CHUNK);
 
 __device__ __forceinline__ float finish(const Params &p, float acc, int64_t idx, int co)
 {
@@ -977,42 +977,46 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
         chan_reduce(p, acc, tCcC, tm, reinterpret_cast<CStat *>(smem_raw));
         return;
     }
-    // a row block (mi) at a time: all its inputs loaded, then its outputs stored (see kEpiChunk)
+    // kEpiChunk accumulators at a time (kNg columns of a row block, 4 values each): all their
+    // inputs loaded, then their outputs stored (see kEpiChunk)
     float *Y = p.out;
     constexpr int kNi = decltype(size<2>(acc))::value;
+    constexpr int kNg = kEpiChunk / 4 < 1 ? 1 : kEpiChunk / 4 > kNi ? kNi : kEpiChunk / 4;
+    static_assert(kNi % kNg == 0, "whole groups of columns");
     CUTE_UNROLL
     for (int mi = 0; mi < size<1>(acc); ++mi) {
-        float xin[2][kNi][2][kNin > 0 ? kNin : 1];
-        int64_t at[2][kNi][2];
-        CUTE_UNROLL
-        for (int v1 = 0; v1 < 2; ++v1) {
-            const int m = get<0>(tCcC(make_coord(make_coord(0, v1), mi, 0)));
-            RowPix rp;
-            const bool in_m = row_pixel(m, rp);
-            const int64_t row = in_m ? int64_t(rp.nb) * kCout * kP + rp.pix : 0;
-            CUTE_UNROLL
-            for (int ni = 0; ni < kNi; ++ni) {
-                CUTE_UNROLL
-                for (int v0 = 0; v0 < 2; ++v0) {
-                    const auto c = make_coord(make_coord(v0, v1), mi, ni);
-                    const int cg = get<1>(tCcC(c));  // the group's output channel
-                    at[v1][ni][v0] = -1;
-                    if (in_m && cg < kN) {
-                        const int co = grp * kCoutG + cg;
-                        at[v1][ni][v0] = row + int64_t(co) * kP;
-                        inputs_at(p, at[v1][ni][v0], co, xin[v1][ni][v0]);
-                    }
-                }
-            }
-        }
+        RowPix rp[2];
+        bool in_m[2];
         CUTE_UNROLL
         for (int v1 = 0; v1 < 2; ++v1)
+            in_m[v1] = row_pixel(get<0>(tCcC(make_coord(make_coord(0, v1), mi, 0))), rp[v1]);
+        CUTE_UNROLL
+        for (int n0 = 0; n0 < kNi; n0 += kNg) {
+            float xin[2][kNg][2][kNin > 0 ? kNin : 1];
+            int64_t at[2][kNg][2];
             CUTE_UNROLL
-            for (int ni = 0; ni < kNi; ++ni)
+            for (int v1 = 0; v1 < 2; ++v1)
                 CUTE_UNROLL
-                for (int v0 = 0; v0 < 2; ++v0)
-                    if (at[v1][ni][v0] >= 0)
-                        Y[at[v1][ni][v0]] = cgr_epi(acc(make_coord(make_coord(v0, v1), mi, ni)), xin[v1][ni][v0]);
+                for (int g = 0; g < kNg; ++g)
+                    CUTE_UNROLL
+                    for (int v0 = 0; v0 < 2; ++v0) {
+                        const int cg = get<1>(tCcC(make_coord(make_coord(v0, v1), mi, n0 + g)));  // the group's channel
+                        at[v1][g][v0] = -1;
+                        if (in_m[v1] && cg < kN) {
+                            const int co = grp * kCoutG + cg;
+                            at[v1][g][v0] = int64_t(rp[v1].nb) * kCout * kP + rp[v1].pix + int64_t(co) * kP;
+                            inputs_at(p, at[v1][g][v0], co, xin[v1][g][v0]);
+                        }
+                    }
+            CUTE_UNROLL
+            for (int v1 = 0; v1 < 2; ++v1)
+                CUTE_UNROLL
+                for (int g = 0; g < kNg; ++g)
+                    CUTE_UNROLL
+                    for (int v0 = 0; v0 < 2; ++v0)
+                        if (at[v1][g][v0] >= 0)
+                            Y[at[v1][g][v0]] = cgr_epi(acc(make_coord(make_coord(v0, v1), mi, n0 + g)), xin[v1][g][v0]);
+        }
     }
 }
 #endif  // !CGR_WGMMA

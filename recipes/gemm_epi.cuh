@@ -65,13 +65,13 @@ CUTE_HOST_DEVICE bool tile_skipped(int tm, int tn)
         return false;
 }
 
-#ifndef CGR_GEMM_EMULATE
 // C is written once and not read back here: with CGR_STORE_STREAM the stores carry the
 // evict-first hint, so a write-bound product (small K) does not push its inputs out of L2
-// (H200, 9_Tall_skinny K 32: 2.189 ms -> 1.517 ms; docs/perf.md).
+// (H200, 9_Tall_skinny K 32: 2.189 ms -> 1.517 ms; docs/perf.md). The host emulator
+// (CGR_GEMM_EMULATE, tests/cli/recipe_gemm_emu.cpp) runs store_tile with plain stores.
 template <class V> __device__ __forceinline__ void store_c(V *dst, V v)
 {
-#if CGR_STORE_STREAM
+#if CGR_STORE_STREAM && !defined(CGR_GEMM_EMULATE)
     __stcs(dst, v);
 #else
     *dst = v;
@@ -86,9 +86,9 @@ template <class V> __device__ __forceinline__ void store_c(V *dst, V v)
 // a global store in that order, read-only loads too, so finishing output after output waited
 // a memory round trip for each: conv_tc.cu's kEpiChunk).
 #ifndef CGR_EPI_CHUNK
-#define CGR_EPI_CHUNK 16  // outputs a thread loads the inputs of before storing them (2: the form before 12-07)
-#endif
-constexpr int kEpiChunk = CGR_EPI_CHUNK < 2 ? 2 : CGR_EPI_CHUNK;
+#define CGR_EPI_CHUNK 0  // outputs a thread loads the inputs of before storing any: 0, by the inputs an
+#endif                   // output reads (epi_chunk); 1 or 2, the form before 12-07 (a pair at a time)
+constexpr int kEpiChunk = epi_chunk(CGR_EPI_CHUNK) < 2 ? 2 : epi_chunk(CGR_EPI_CHUNK);
 template <bool Raw = false, class Acc, class Coord>
 __device__ __forceinline__ void store_tile(const Params &p, const Acc &acc, const Coord &tCcC, int64_t row0)
 {
@@ -133,5 +133,4 @@ __device__ __forceinline__ void store_tile(const Params &p, const Acc &acc, cons
         }
     }
 }
-#endif  // CGR_GEMM_EMULATE
 

@@ -30,6 +30,21 @@ CGR_INPUTS(CGR_DEF_IN)
 
 template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
 
+// The inputs the epilogue loads at each output (all but operands and scalars): the registers
+// a chunk of outputs' inputs takes (gemm_epi.cuh's kEpiChunk).
+constexpr int epi_reads()
+{
+    int n = 0;
+#define CGR_COUNT_READ(i, k) n += (k) >= CGR_GE_FULL && (k) != CGR_GE_SCALAR;
+    CGR_INPUTS(CGR_COUNT_READ)
+#undef CGR_COUNT_READ
+    return n;
+}
+constexpr int kEpiReads = epi_reads();
+// outputs a thread loads the inputs of before storing any: 16, fewer where each output
+// reads more than two inputs (a BatchNorm's four a column spilled at 16: level 2 #33, #97)
+constexpr int epi_chunk(int asked) { return asked > 0 ? asked : kEpiReads <= 2 ? 16 : kEpiReads <= 4 ? 8 : 4; }
+
 // Input I at output element (row, n); row = b*M + m.
 template <int I, class P> __device__ __forceinline__ float load_in(const P &p, int64_t row, int n)
 {

@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CUTLASS_VERSION=${CUTLASS_VERSION:-4.2.0.0}
+CUOBJDUMP_VERSION=${CUOBJDUMP_VERSION:-13.5.37}
 PACKAGES="build-essential cmake pkg-config libjansson-dev libcurl4-openssl-dev libsqlite3-dev sqlite3 libssl-dev libcmocka-dev python3 python3-pip binutils chromium slurmctld slurmd slurm-client munge"
 
 if [ "${1:-}" != "--no-apt" ]; then
@@ -27,6 +28,16 @@ if [ -z "${CUTLASS_DIR:-}" ]; then
       python3 -m pip install -q --no-deps --break-system-packages "nvidia-cutlass==$CUTLASS_VERSION" ||
       echo "setup: warning: could not install nvidia-cutlass; set CUTLASS_DIR to a CUTLASS checkout"
   fi
+fi
+
+# cuobjdump (tests/cli/t0717 reads the recipes' SASS): the toolkit's where it has one, else
+# PyPI's wheel (the nvcc-only toolkits of CI and this machine ship without it)
+if ! command -v cuobjdump >/dev/null && [ ! -x /usr/local/cuda/bin/cuobjdump ] &&
+   ! python3 -c 'import importlib.util,sys; s=importlib.util.find_spec("nvidia"); sys.exit(0 if s and any(__import__("glob").glob(p + "/cu*/bin/cuobjdump") for p in s.submodule_search_locations) else 1)' 2>/dev/null; then
+  echo "setup: installing cuobjdump: pip install nvidia-cuda-cuobjdump==$CUOBJDUMP_VERSION"
+  python3 -m pip install -q --no-deps "nvidia-cuda-cuobjdump==$CUOBJDUMP_VERSION" ||
+    python3 -m pip install -q --no-deps --break-system-packages "nvidia-cuda-cuobjdump==$CUOBJDUMP_VERSION" ||
+    echo "setup: warning: could not install cuobjdump; tests/cli/t0717 will skip"
 fi
 
 NVCC_FLAG=""

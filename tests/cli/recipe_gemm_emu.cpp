@@ -220,6 +220,9 @@ void mma_pair_block(int kb, std::vector<FA> &fa, std::vector<FB> &fb, std::vecto
             }
 }
 
+std::vector<float> g_shadow;  // store_tile's output (main checks it equals the emulated one)
+bool g_shadow_used = false;
+
 void run_cta(const Params &p, int pid, int batch, int split, Cta &cta)
 {
     int tm, tn;
@@ -506,6 +509,12 @@ void run_cta(const Params &p, int pid, int batch, int split, Cta &cta)
                                 C[int64_t(m1) * kN + n1] = fin(a(v + 1, mi, ni), row0 + m1, m1, n1);
                         }
                     }
+            // the template's own store_tile (its chunks of inputs loaded before the stores)
+            // into the shadow output, compared with C after the run
+            Params s = p;
+            s.out = g_shadow.data();
+            store_tile<kGroupNorm>(s, a, tCcC, row0);
+            g_shadow_used = true;
         }
     }
 }
@@ -588,6 +597,7 @@ int main()
     std::vector<float> rws(kPartFloats + kStatFloats + 1, NAN);
     p.out = kSplit > 1 ? ws.data() : out.data();
     p.ws = rws.data();
+    g_shadow.assign(size_t(kSplit > 1 ? 0 : total), NAN);
     {
         Cta cta;
         std::vector<char> seen(kTiles, 0);
@@ -601,6 +611,12 @@ int main()
             for (int s = 0; s < kSplit; ++s)
                 for (int pid = 0; pid < kTiles; ++pid)
                     run_cta(p, pid, b, s, cta);
+    }
+    if (g_shadow_used && std::memcmp(g_shadow.data(), out.data(), out.size() * sizeof(float)) != 0) {
+        size_t i = 0;
+        while (i < out.size() && std::memcmp(&g_shadow[i], &out[i], sizeof(float)) == 0)
+            ++i;
+        fail("store_tile's output differs from the emulated stores at element", int(i));
     }
     if (kSplit > 1) {  // splitk_kernel
         Params q = p;
