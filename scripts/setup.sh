@@ -30,13 +30,14 @@ if [ -z "${CUTLASS_DIR:-}" ]; then
   fi
 fi
 
-# cuobjdump (tests/cli/t0717 reads the recipes' SASS): the toolkit's where it has one, else
-# PyPI's wheel (the nvcc-only toolkits of CI and this machine ship without it)
+# cuobjdump and the nvdisasm it runs (tests/cli/t0717 reads the recipes' SASS): the
+# toolkit's where it has them, else PyPI's wheels (the nvcc-only toolkits of CI and this
+# machine ship without them)
 if ! command -v cuobjdump >/dev/null && [ ! -x /usr/local/cuda/bin/cuobjdump ] &&
-   ! python3 -c 'import importlib.util,sys; s=importlib.util.find_spec("nvidia"); sys.exit(0 if s and any(__import__("glob").glob(p + "/cu*/bin/cuobjdump") for p in s.submodule_search_locations) else 1)' 2>/dev/null; then
-  echo "setup: installing cuobjdump: pip install nvidia-cuda-cuobjdump==$CUOBJDUMP_VERSION"
-  python3 -m pip install -q --no-deps "nvidia-cuda-cuobjdump==$CUOBJDUMP_VERSION" ||
-    python3 -m pip install -q --no-deps --break-system-packages "nvidia-cuda-cuobjdump==$CUOBJDUMP_VERSION" ||
+   ! python3 -c 'import glob,importlib.util,sys; s=importlib.util.find_spec("nvidia"); sys.exit(0 if s and any(glob.glob(p + "/cu*/bin/nvdisasm") for p in s.submodule_search_locations) else 1)' 2>/dev/null; then
+  echo "setup: installing cuobjdump and nvdisasm: pip install nvidia-cuda-cuobjdump==$CUOBJDUMP_VERSION nvidia-cuda-nvdisasm==$CUOBJDUMP_VERSION"
+  python3 -m pip install -q --no-deps "nvidia-cuda-cuobjdump==$CUOBJDUMP_VERSION" "nvidia-cuda-nvdisasm==$CUOBJDUMP_VERSION" ||
+    python3 -m pip install -q --no-deps --break-system-packages "nvidia-cuda-cuobjdump==$CUOBJDUMP_VERSION" "nvidia-cuda-nvdisasm==$CUOBJDUMP_VERSION" ||
     echo "setup: warning: could not install cuobjdump; tests/cli/t0717 will skip"
 fi
 

@@ -21,18 +21,21 @@ if [ -z "$objdump" ]; then
   pkg=$(python3 -c "import importlib.util as u; s=u.find_spec('nvidia'); print(s.submodule_search_locations[0] if s else '')" 2>/dev/null)
   objdump=$(ls "$pkg"/cu*/bin/cuobjdump 2>/dev/null | head -1)
 fi
-[ -n "$objdump" ] || skip "cuobjdump not found (the CUDA toolkit's, or: pip install nvidia-cuda-cuobjdump==13.5.37)"
-export PATH="$(dirname "$nvcc"):$PATH" CUTLASS_DIR="${cutlass%/include}" CUTEGEN_CACHE_DIR="$TMP/cache"
+[ -n "$objdump" ] || skip "cuobjdump not found (the CUDA toolkit's, or: pip install nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)"
+[ -x "$(dirname "$objdump")/nvdisasm" ] || command -v nvdisasm >/dev/null ||
+  skip "nvdisasm not found beside $objdump (cuobjdump -sass runs it: pip install nvidia-cuda-nvdisasm==13.5.37)"
+export PATH="$(dirname "$nvcc"):$(dirname "$objdump"):$PATH" CUTLASS_DIR="${cutlass%/include}" CUTEGEN_CACHE_DIR="$TMP/cache"
 mkdir -p "$TMP/gen" "$TMP/log"
 
 # longest run of global stores (STG) with no global load (LDG) between, in kernel $2 of $1
+# (-1: no such kernel in the SASS, or cuobjdump failed)
 store_run() {
-  "$objdump" -sass "$1" | awk -v fn="$2" '
-    /Function :/ { inside = index($0, fn) > 0; run = 0; next }
+  "$objdump" -sass "$1" 2>"$TMP/log/cuobjdump.err" | awk -v fn="$2" '
+    /Function :/ { inside = index($0, fn) > 0; if (inside) found = 1; run = 0; next }
     !inside { next }
     /[^A-Z]LDG[.E ]/ { run = 0; next }
     /[^A-Z]STG[.E ]/ { run++; if (run > best) best = run }
-    END { print best + 0 }'
+    END { print found ? best + 0 : -1 }'
 }
 
 check() {  # SPEC PATTERN KERNEL: the variant listed as PATTERN, chunked and not
@@ -54,6 +57,10 @@ check() {  # SPEC PATTERN KERNEL: the variant listed as PATTERN, chunked and not
   so=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["so"])' "$TMP/log/$name.json")
   so_old=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["so"])' "$TMP/log/$name-old.json")
   run=$(store_run "$so" "$kernel") run_old=$(store_run "$so_old" "$kernel")
+  if [ "$run" -lt 0 ] || [ "$run_old" -lt 0 ]; then
+    echo "FAIL: $name: no kernel $kernel in cuobjdump's SASS of $so:"; head -3 "$TMP/log/cuobjdump.err" | sed 's/^/  /'
+    failures=$((failures + 1)); return
+  fi
   if [ "$run" -ge 8 ] && [ "$run_old" -le 2 ]; then
     echo "ok: $name ($pattern, $kernel): stores in runs of up to $run with the chunk, $run_old with the old order"
   else
