@@ -94,6 +94,21 @@ gen_variant() {
   echo "FAIL: $name: generation"; sed 's/^/  /' "$TMP/log/$name.gen"; failures=$((failures + 1)); return 1
 }
 
+# gen_first SPEC PATTERN WHAT: variant 0 of SPEC, which must be listed as PATTERN (WHAT says
+# what it should have been), generated into $TMP/gen/NAME.cu; sets name (the spec's basename)
+# and first (variant 0's description); false (a FAIL counted) otherwise.
+gen_first() {
+  local spec=$1 pattern=$2 what=$3
+  name=$(basename "$spec" .json)
+  first=$("$CUTEGEN" recipe --spec "$spec" --list 2>&1 | grep -m 1 "^variant 0:")
+  first=${first#variant 0: }
+  case $first in
+    *"$pattern"*) ;;
+    *) echo "FAIL: $name: variant 0 is not $what: ${first:-none listed}"; failures=$((failures + 1)); return 1 ;;
+  esac
+  gen_variant "$spec" 0 "$name"
+}
+
 # run_emulator NAME EMU LABEL: the generated $TMP/gen/NAME.cu compiled into the host emulator
 # tests/cli/EMU (need_host_cute's $cxx and incs) and run: "ok: NAME (LABEL): its last line",
 # else a FAIL counted, with the compiler's errors or the emulator's last lines.

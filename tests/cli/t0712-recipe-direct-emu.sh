@@ -15,14 +15,8 @@
 need_host_cute
 
 for spec in "$SRC"/tests/data/recipe/conv-direct/*.json; do
-  name=$(basename "$spec" .json)
   tests=$((tests + 1))
-  first=$("$CUTEGEN" recipe --spec "$spec" --list 2>&1 | grep -m 1 "^variant 0:")
-  case $first in
-    *"conv direct"*) ;;
-    *) echo "FAIL: $name: variant 0 is not the direct kernel: ${first:-none listed}"; failures=$((failures + 1)); continue ;;
-  esac
-  gen_variant "$spec" 0 "$name" || continue
+  gen_first "$spec" "conv direct" "the direct kernel" || continue
   # the generated form stores through a shared tile (CGR_DIRECT_STAGE 1, a CTA two chunks of
   # 32 x SW); also a CTA one chunk, and the plain stores (128 threads, SW floats apart)
   grep -q '^#define CGR_DIRECT_STAGE 1$' "$TMP/gen/$name.cu" ||
@@ -33,7 +27,7 @@ for spec in "$SRC"/tests/data/recipe/conv-direct/*.json; do
     "$TMP/gen/$name.cu" >"$TMP/gen/$name-plain.cu"
   for form in "$name" "$name-stage32" "$name-plain"; do
     [ "$form" = "$name" ] || tests=$((tests + 1))
-    run_emulator "$form" recipe_direct_emu.cpp "${first#variant 0: }"
+    run_emulator "$form" recipe_direct_emu.cpp "$first"
   done
 done
 finish

@@ -13,14 +13,8 @@
 need_host_cute
 
 for spec in "$SRC"/tests/data/recipe/conv-fold/*.json; do
-  name=$(basename "$spec" .json)
   tests=$((tests + 1))
-  first=$("$CUTEGEN" recipe --spec "$spec" --list 2>&1 | grep -m 1 "^variant 0:")
-  case $first in
-    *"conv folded"*) ;;
-    *) echo "FAIL: $name: variant 0 is not the fold: ${first:-none listed}"; failures=$((failures + 1)); continue ;;
-  esac
-  gen_variant "$spec" 0 "$name" || continue
-  run_emulator "$name" recipe_mean_emu.cpp "${first#variant 0: }"
+  gen_first "$spec" "conv folded" "the fold" || continue
+  run_emulator "$name" recipe_mean_emu.cpp "$first"
 done
 finish

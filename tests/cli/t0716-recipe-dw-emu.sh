@@ -14,18 +14,12 @@
 need_host_cute
 
 for spec in "$SRC"/tests/data/recipe/conv-dw/*.json; do
-  name=$(basename "$spec" .json)
   tests=$((tests + 1))
-  first=$("$CUTEGEN" recipe --spec "$spec" --list 2>&1 | grep -m 1 "^variant 0:")
-  case $first in
-    *"conv depthwise"*) ;;
-    *) echo "FAIL: $name: variant 0 is not the depthwise kernel: ${first:-none listed}"; failures=$((failures + 1)); continue ;;
-  esac
-  gen_variant "$spec" 0 "$name" || continue
+  gen_first "$spec" "conv depthwise" "the depthwise kernel" || continue
   grep -q '^#define CGR_DW_ROWS [0-9]*$' "$TMP/gen/$name.cu" ||
     { echo "FAIL: $name: the generated kernel does not say its rows a thread (CGR_DW_ROWS)"; failures=$((failures + 1)); continue; }
   oh=$(sed -n 's/^#define CGR_OH \([0-9]*\)$/\1/p' "$TMP/gen/$name.cu" | head -1)  # the generated one, before the defaults
-  run_emulator "$name" recipe_dw_emu.cpp "${first#variant 0: }"
+  run_emulator "$name" recipe_dw_emu.cpp "$first"
   for rows in 2 3 4 8; do
     [ "$rows" -le "${oh:-1}" ] || continue
     tests=$((tests + 1))
