@@ -13,6 +13,9 @@
 // vectors of a thread are loaded before any is computed (bytes in flight). The last
 // partial tile, and any call whose pointers are not 16-byte aligned, go element by element.
 //
+// With CGR_PW_EMULATE defined, the loads, the kernel and cg_forward are left out: the host
+// emulator (tests/cli/recipe_pw_emu.cpp) checks the broadcast offsets.
+//
 // Named parameters (CGR_*): the generator (src/recipe_gen.c) writes them in place of the
 // `recipe:params` line below; the defaults make this file compile on its own (y = relu(x)).
 #include <cutegen/abi.h>
@@ -82,18 +85,64 @@ struct Args {
 
 template <class F> __device__ __forceinline__ void for_inputs(F &&f) { cgr::for_each_index<kNin>(f); }
 
-// Offset of broadcast input I's element for output index idx.
-template <int I> __device__ __forceinline__ int64_t bcast_off(const Args &a, int64_t idx)
+// The shapes are the generator's (cg_forward refuses any other), so the broadcast offsets
+// divide by constants: a multiply-high and a shift each, in 32 bits where the output has
+// fewer than 2^31 elements, where a 64-bit division by a runtime extent took ~70
+// instructions (12_Matmul_with_diagonal_matrices_ at 74% of SoL, 12-03). A dim the input
+// is broadcast along (extent 1 there, or absent) is skipped at compile time.
+// CGR_PW_CONST_SHAPE 0 (lab form): the divisions by the run-time shape, as before 12-07.
+#ifndef CGR_PW_CONST_SHAPE
+#define CGR_PW_CONST_SHAPE 1
+#endif
+constexpr int kOutNdim = CGR_OUT_NDIM;
+CUTE_HOST_DEVICE constexpr int64_t out_extent(int d)
 {
-    int64_t off = 0, r = idx;
-    for (int d = a.ndim - 1; d >= 0; --d) {
-        const int64_t c = r % a.oshape[d];
-        r /= a.oshape[d];
-        off += c * a.bstride[I][d];
+    constexpr int64_t s[] = CGR_OUT_SHAPE;
+    return s[d];
+}
+CUTE_HOST_DEVICE constexpr int64_t out_numel()
+{
+    int64_t n = 1;
+    for (int d = 0; d < kOutNdim; ++d)
+        n *= out_extent(d);
+    return n;
+}
+using Index = std::conditional_t<(out_numel() <= INT32_MAX), uint32_t, uint64_t>;
+// Input I is broadcast along output dim d: stride 0 there whatever the tensor's strides.
+CUTE_HOST_DEVICE constexpr bool bcast_along(int i, int d)
+{
+    constexpr int nd[] = CGR_IN_NDIMS;
+    constexpr int64_t s[][CG_MAX_DIMS] = CGR_IN_SHAPES;
+    const int j = d - (kOutNdim - nd[i]);
+    return j < 0 || s[i][j] == 1;
+}
+
+// Offset of broadcast input I's element for output index idx.
+template <int I> CUTE_HOST_DEVICE int64_t bcast_off(const Args &a, int64_t idx)
+{
+    int64_t off = 0;
+    if constexpr (CGR_PW_CONST_SHAPE) {
+        Index r = Index(idx);
+        cgr::for_each_index<kOutNdim>([&](auto ic) {
+            constexpr int d = kOutNdim - 1 - decltype(ic)::value;
+            constexpr Index e = Index(out_extent(d));
+            if constexpr (!bcast_along(I, d))
+                off += int64_t(r % e) * a.bstride[I][d];
+            if constexpr (d > 0)
+                r /= e;
+        });
+    } else {
+        int64_t r = idx;
+        for (int d = a.ndim - 1; d >= 0; --d) {
+            const int64_t c = r % a.oshape[d];
+            r /= a.oshape[d];
+            off += c * a.bstride[I][d];
+        }
     }
     return off;
 }
 
+#ifndef CGR_PW_EMULATE
 // One element of input I at output index idx (not for FULL inputs on the vector path).
 template <int I> __device__ __forceinline__ float load_one(const Args &a, int64_t idx)
 {
@@ -169,18 +218,41 @@ __global__ void __launch_bounds__(kThreads) pointwise_kernel(const Args a)
             if constexpr (In<I>::kind == CGR_SCALAR)
                 sval[I] = load_one<I>(a, 0);
         });
+        // broadcast inputs, all of them before any store (the compiler keeps a load after a
+        // store: a load after each vector's store waited a round trip); one offset a vector
+        // when it lies in one row (the index arithmetic cost more than the bytes:
+        // 12_Matmul_with_diagonal_matrices_ ran at 0.83x eager computing it for each element),
+        // and one load where the input is broadcast along the last dim
+        float bval[kNin > 0 ? kNin : 1][kUnroll][kVec];
+        for_inputs([&](auto ic) {
+            constexpr int I = decltype(ic)::value;
+            if constexpr (In<I>::kind == CGR_BCAST) {
+                const auto *p = static_cast<const typename In<I>::type *>(a.in[I]);
+                CUTE_UNROLL
+                for (int u = 0; u < kUnroll; ++u) {
+                    if (a.rows_whole) {
+                        const int64_t off = bcast_off<I>(a, base + layout(0, int(threadIdx.x), u));
+                        if constexpr (CGR_PW_CONST_SHAPE && bcast_along(I, kOutNdim - 1)) {
+                            const float b = cgr::to_f(p[off]);
+                            CUTE_UNROLL
+                            for (int v = 0; v < kVec; ++v)
+                                bval[I][u][v] = b;
+                        } else {
+                            CUTE_UNROLL
+                            for (int v = 0; v < kVec; ++v)
+                                bval[I][u][v] = cgr::to_f(p[off + v * a.bstride[I][a.ndim - 1]]);
+                        }
+                    } else {
+                        CUTE_UNROLL
+                        for (int v = 0; v < kVec; ++v)
+                            bval[I][u][v] = load_one<I>(a, base + layout(v, int(threadIdx.x), u));
+                    }
+                }
+            }
+        });
         Tensor gy = make_tensor(make_gmem_ptr(out + base), layout);
         CUTE_UNROLL
         for (int u = 0; u < kUnroll; ++u) {
-            // broadcast inputs: one offset a vector when it lies in one row (the index
-            // arithmetic, 64-bit divisions, cost more than the bytes: 12_Matmul_with_diagonal
-            // _matrices ran at 0.83x eager computing it for each element, docs/perf.md)
-            int64_t boff[kNin > 0 ? kNin : 1];
-            for_inputs([&](auto ic) {
-                constexpr int I = decltype(ic)::value;
-                if constexpr (In<I>::kind == CGR_BCAST)
-                    boff[I] = a.rows_whole ? bcast_off<I>(a, base + layout(0, int(threadIdx.x), u)) : 0;
-            });
             alignas(16) T res[kVec];
             CUTE_UNROLL
             for (int v = 0; v < kVec; ++v) {
@@ -192,9 +264,7 @@ __global__ void __launch_bounds__(kThreads) pointwise_kernel(const Args a)
                     else if constexpr (In<I>::kind == CGR_SCALAR)
                         x[I] = sval[I];
                     else if constexpr (In<I>::kind == CGR_BCAST)
-                        x[I] = a.rows_whole ? cgr::to_f(static_cast<const typename In<I>::type *>(a.in[I])[
-                                                  boff[I] + v * a.bstride[I][a.ndim - 1]])
-                                            : load_one<I>(a, base + layout(v, int(threadIdx.x), u));
+                        x[I] = bval[I][u][v];
                     else
                         x[I] = 0.f;
                 });
@@ -209,6 +279,8 @@ __global__ void __launch_bounds__(kThreads) pointwise_kernel(const Args a)
     }
 }
 
+#endif  // CGR_PW_EMULATE
+
 static const int64_t kOutShape[] = CGR_OUT_SHAPE;
 static const int kInNdim[] = CGR_IN_NDIMS;
 static const int64_t kInShape[][CG_MAX_DIMS] = CGR_IN_SHAPES;
@@ -216,6 +288,7 @@ static const unsigned kInUnsq[] = CGR_IN_UNSQ;
 
 }  // namespace cgr_pw
 
+#ifndef CGR_PW_EMULATE
 CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_out,
                          void *workspace, size_t workspace_bytes, cudaStream_t stream)
 {
@@ -271,3 +344,4 @@ CG_EXPORT int cg_forward(const cg_tensor *in, int n_in, cg_tensor *out, int n_ou
         pointwise_kernel<false><<<unsigned(blocks), kThreads, 0, stream>>>(a);
     return cudaGetLastError() == cudaSuccess ? CG_OK : CG_LAUNCH_FAILED;
 }
+#endif  // CGR_PW_EMULATE

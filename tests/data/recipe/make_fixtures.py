@@ -170,6 +170,16 @@ FIX["chain_bcast"] = spec("custom_chain_bcast.py",
                            fn("tanh", "torch.tanh", ["%y"]),
                            fn("add", "_operator.add", ["%mul", "%tanh"]), out("%add")])
 EXPECT["chain_bcast"] = "pointwise"
+# the same chain where rows are not whole 16-byte vectors (7), and where the output has more
+# than 2^31 elements (64-bit indices): recipes/pointwise.cu's broadcast offsets (t0718)
+for key, xs, ys, outs in (("chain_bcast_odd", [3, 1, 7], [5, 7], [3, 5, 7]),
+                        ("chain_bcast_big", [2, 1, 23000000], [48, 23000000], [2, 48, 23000000])):
+    FIX[key] = spec("custom_%s.py" % key, [tensor("x", xs), tensor("y", ys)], [tensor("output", outs)],
+                    [ph("x"), ph("y"), fn("sigmoid", "torch.sigmoid", ["%x"]),
+                     fn("mul", "_operator.mul", ["%sigmoid", 2.0]),
+                     fn("tanh", "torch.tanh", ["%y"]),
+                     fn("add", "_operator.add", ["%mul", "%tanh"]), out("%add")])
+    EXPECT[key] = "pointwise"
 # self.act = nn.GELU(approximate='tanh'); self.bias = nn.Parameter(torch.randn(256))
 # forward(x): torch.clamp(self.act(x) + self.bias, min=-2.0, max=4.0) ** 2 - x.sigmoid()
 FIX["module_chain"] = spec("custom_module_chain.py",
