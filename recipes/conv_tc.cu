@@ -981,8 +981,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     // inputs loaded, then their outputs stored (see kEpiChunk)
     float *Y = p.out;
     constexpr int kNi = decltype(size<2>(acc))::value;
-    constexpr int kNg = kEpiChunk / 4 < 1 ? 1 : kEpiChunk / 4 > kNi ? kNi : kEpiChunk / 4;
-    static_assert(kNi % kNg == 0, "whole groups of columns");
+    constexpr int kNg = cgr::divisor_at_most(kNi, kEpiChunk / 4);  // whole groups of columns
     CUTE_UNROLL
     for (int mi = 0; mi < size<1>(acc); ++mi) {
         RowPix rp[2];
@@ -1577,8 +1576,7 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
     // kEpiChunk accumulators at a time: all their inputs loaded, then their outputs stored
     // (see kEpiChunk)
     constexpr int kAcc = decltype(size(acc))::value;
-    constexpr int kChunk = kAcc < kEpiChunk ? kAcc : kEpiChunk;
-    static_assert(kAcc % kChunk == 0, "the accumulators in whole chunks");
+    constexpr int kChunk = cgr::divisor_at_most(kAcc, kEpiChunk);  // (56 at a tile 112 wide: 14)
     CUTE_UNROLL
     for (int i0 = 0; i0 < kAcc; i0 += kChunk) {
         float xin[kChunk][kNin > 0 ? kNin : 1];
