@@ -202,9 +202,9 @@ constexpr bool kNhwc = CGR_NHWC;
 static_assert(!kNhwc || !CGR_TRANSPOSED || (CGR_WGMMA && CGR_PHASES),
               "channels-last: convolutions only, not transposed (but Hopper's, in sub-pixel phases)");
 static_assert(!CGR_FLIP || kNhwc, "CGR_FLIP: the channels-last form only");
-static_assert(!CGR_WGMMA || (kNhwc && kG == 1 && (!CGR_TRANSPOSED || CGR_PHASES) && CGR_CHANRED == 0),
-              "CGR_WGMMA: channels-last, ungrouped, no channel reduction (a stride-1 transposed one flipped, a "
-              "strided one in sub-pixel phases)");
+static_assert(!CGR_WGMMA || (kNhwc && kG == 1 && (!CGR_TRANSPOSED || CGR_PHASES)),
+              "CGR_WGMMA: channels-last, ungrouped (a stride-1 transposed one flipped, a strided one in "
+              "sub-pixel phases)");
 constexpr int kCpAlign = CGR_WGMMA ? 8 : 4;  // channels a 16-byte chunk: 8 halves, or 4 floats
 constexpr int kCp = (kCin + kCpAlign - 1) / kCpAlign * kCpAlign;  // channels, padded
 constexpr int64_t kKg64 = kNhwc ? int64_t(kTaps) * kCp : kK64;   // the GEMM's K
@@ -981,8 +981,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) conv_kernel(const Params p
     // inputs loaded, then their outputs stored (see kEpiChunk)
     float *Y = p.out;
     constexpr int kNi = decltype(size<2>(acc))::value;
-    constexpr int kNg = kEpiChunk / 4 < 1 ? 1 : kEpiChunk / 4 > kNi ? kNi : kEpiChunk / 4;
-    static_assert(kNi % kNg == 0, "whole groups of columns");
+    constexpr int kNg = cgr::divisor_at_most(kNi, kEpiChunk / 4);  // whole groups of columns
     CUTE_UNROLL
     for (int mi = 0; mi < size<1>(acc); ++mi) {
         RowPix rp[2];
@@ -1441,6 +1440,61 @@ __device__ __forceinline__ void store_staged(const Params &p, const Acc &acc, co
     }
 }
 
+// The channel reduction's epilogue on Hopper (CGR_CHANRED): a warp's accumulators hold
+// every column of the tile (all the channels) for its 16 rows, a thread two rows (m0 and
+// m0 + 8) at 2 columns of each 8: the fragment is ((2 columns, 2 rows, J), 1, NN) (J atoms'
+// 8 columns, NN atoms: 16 x 7 for a tile 112 wide). So a row reduces in the thread, then
+// across the quad of lanes holding its other columns; lane 0 of the quad writes cgr_epi of
+// the row's result. No shared memory, no barrier (the mma.sync kernel's warps split the
+// columns: chan_reduce combines them through smem).
+template <class Acc, class Coord>
+__device__ __forceinline__ void chan_reduce_wg(const Params &p, const Acc &acc, const Coord &tCcC, float u)
+{
+    static_assert(decltype(rank<0>(acc))::value == 3 && decltype(size<0, 0>(acc))::value == 2 &&
+                      decltype(size<0, 1>(acc))::value == 2 && decltype(size<1>(acc))::value == 1,
+                  "the WGMMA accumulator fragment ((2, 2, J), 1, NN)");
+    constexpr int kJ = decltype(size<0, 2>(acc))::value, kNN = decltype(size<2>(acc))::value;
+    const int m0 = get<0>(tCcC(0));
+    CUTE_UNROLL
+    for (int r = 0; r < 2; ++r) {
+        RowPix rp;
+        const bool ok = row_pixel(m0 + 8 * r, rp);
+        CStat st = cr_identity();
+        if (ok) {
+            const int64_t row = int64_t(rp.nb) * kCout * kP + rp.pix;
+            CUTE_UNROLL
+            for (int n = 0; n < kNN; ++n) {
+                CUTE_UNROLL
+                for (int j = 0; j < kJ; ++j) {
+                    CUTE_UNROLL
+                    for (int v = 0; v < 2; ++v) {
+                        const auto c = make_coord(make_coord(v, r, j), 0, n);
+                        const int co = get<1>(tCcC(c));
+                        if (co < kN) {
+                            float x[kNin > 0 ? kNin : 1];
+                            inputs_at(p, row + int64_t(co) * kP, co, x);
+                            st = cr_combine(st, { cgr_pre(acc(c) * u, x), 1.f });
+                        }
+                    }
+                }
+            }
+        }
+        CUTE_UNROLL
+        for (int o = 1; o <= 2; o *= 2) {
+            CStat other;
+            other.a = __shfl_xor_sync(0xffffffffu, st.a, o);
+            other.b = __shfl_xor_sync(0xffffffffu, st.b, o);
+            st = cr_combine(st, other);
+        }
+        if (ok && threadIdx.x % 4 == 0) {
+            const int64_t o = int64_t(rp.nb) * kP + rp.pix;
+            float x[kNin > 0 ? kNin : 1];
+            inputs_at(p, o, 0, x);  // scalars only (src/recipe_conv.c)
+            p.out[o] = cgr_epi(cr_final(st), x);
+        }
+    }
+}
+
 // Consumer thread t (0 .. 128 BM/64 - 1): the k-tiles' WGMMAs, then the epilogue. Returns
 // the tile's k-tiles.
 __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn, int t, int base)
@@ -1504,6 +1558,10 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
     // holds two rows (m16 of its warp, 8 apart), split into (image, pixel) once each
     const float u = (1.f / x_scale(p.amax[0])) * (1.f / f16_scale(p.amax[1]));
     static_assert(decltype(size<1>(acc))::value == 1, "a consumer's accumulators: its own 64 rows");
+    if constexpr (kChanRed != 0) {
+        chan_reduce_wg(p, acc, tCcC, u);
+        return nkt;
+    }
     if constexpr (kEpiSmem && !kPhases) {
         // the consumer's 64 rows all of one image and below M, and 16-byte aligned in y
         const int r0 = tm * kBM + (t / 128) * 64;
@@ -1518,8 +1576,7 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
     // kEpiChunk accumulators at a time: all their inputs loaded, then their outputs stored
     // (see kEpiChunk)
     constexpr int kAcc = decltype(size(acc))::value;
-    constexpr int kChunk = kAcc < kEpiChunk ? kAcc : kEpiChunk;
-    static_assert(kAcc % kChunk == 0, "the accumulators in whole chunks");
+    constexpr int kChunk = cgr::divisor_at_most(kAcc, kEpiChunk);  // (56 at a tile 112 wide: 14)
     CUTE_UNROLL
     for (int i0 = 0; i0 < kAcc; i0 += kChunk) {
         float xin[kChunk][kNin > 0 ? kNin : 1];

@@ -95,8 +95,8 @@ __device__ __forceinline__ void store_tile(const Params &p, const Acc &acc, cons
     float *C = p.out + row0 * kN;
     constexpr int kV = decltype(size<0>(acc))::value, kNi = decltype(size<2>(acc))::value;
     constexpr int kRow = kV * kNi;  // a row block's (mi's) accumulators
-    constexpr int kChunk = kRow < kEpiChunk ? kRow : kEpiChunk;
-    static_assert(kV % 2 == 0 && kChunk % 2 == 0 && kRow % kChunk == 0, "value pairs, whole chunks");
+    constexpr int kChunk = 2 * cgr::divisor_at_most(kRow / 2, kEpiChunk / 2);  // pairs, whole chunks
+    static_assert(kV % 2 == 0, "value pairs");
     CUTE_UNROLL
     for (int mi = 0; mi < size<1>(acc); ++mi) {
         CUTE_UNROLL

@@ -58,6 +58,17 @@ __device__ __forceinline__ float powc(float a, float e) { return powf(a, e); }
 
 // Calls f(std::integral_constant<int, I>{}) for I = 0 .. N-1 in order, unrolled at compile
 // time: the templates' loops over their inputs (for_inputs) and statistics.
+// The largest divisor of n that is at most k (1 at least): chunks of it cover n whole (an
+// epilogue's chunk of accumulators where a tile's count is not a multiple of the chunk asked:
+// a WGMMA tile 112 wide holds 56 a thread).
+constexpr int divisor_at_most(int n, int k)
+{
+    for (int c = k < n ? k : n; c > 1; --c)
+        if (n % c == 0)
+            return c;
+    return 1;
+}
+
 template <int N, int I = 0, class F> __host__ __device__ __forceinline__ void for_each_index(F &&f)
 {
     if constexpr (I < N) {

@@ -1234,8 +1234,8 @@ static int conv_tile_variants(const recipe_plan *p, const recipe_hw *hw, recipe_
  * halves), at most half again CIN (CIN 3 -> 8 would multiply K by 2.7), and 1 x 1
  * convolutions too (the product there is a plain GEMM whose operands need the split anyway);
  * and strided transposed convolutions in sub-pixel phases (each phase's K padded to the
- * k-tile on its own: at most 64 a phase more); no channel reduction (its epilogue is
- * mma.sync's) and no groups. */
+ * k-tile on its own: at most 64 a phase more); a reduction over the channels where they
+ * fit one tile (128: a warp's accumulators then hold every channel of its rows); no groups. */
 static bool conv_wgmma_fits(const recipe_conv_plan *c, const recipe_hw *hw)
 {
     int64_t cp8 = (c->cin + 7) / 8 * 8, taps = c->k[0] * c->k[1] * c->k[2];
@@ -1245,7 +1245,7 @@ static bool conv_wgmma_fits(const recipe_conv_plan *c, const recipe_hw *hw)
     int64_t kp = (taps * cp8 + 63) / 64 * 64 + 64 * (r - 1);      /* at least the copy's K */
     int64_t rows = phases ? r * ((recipe_conv_phase_rows(c) + 127) / 128 * 128) : c->m;
     return hw->sm == 90 && (!c->transposed || recipe_conv_flippable(c) || phases) && !c->depthwise &&
-           c->groups == 1 && !c->chanred && 2 * (cp8 - c->cin) <= c->cin && plane * cp8 < (INT64_C(1) << 31) &&
+           c->groups == 1 && (!c->chanred || c->gn <= 128) && 2 * (cp8 - c->cin) <= c->cin && plane * cp8 < (INT64_C(1) << 31) &&
            c->gn * kp < (INT64_C(1) << 31) && rows < (INT64_C(1) << 31) - 256;
 }
 

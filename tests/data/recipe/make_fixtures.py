@@ -1246,6 +1246,13 @@ conv_chanred("convt_chanlse_odd", "custom_convt_chanlse_odd.py", [2, 6, 7, 9], 2
              [fn("logsumexp", "torch.logsumexp", ["%conv"], {"dim": 1}), attr("sub", "sub"),
               fn("sub_1", "_operator.sub", ["%logsumexp", "%sub"])],
              "%sub_1", False, transposed=True)
+# the shapes of tests/gpu/problems/conv_wgmma_chanred.py (with the helper's unused `sub`):
+# 24 -> 100 channels reduced in the WGMMA kernel's warps (chan_reduce_wg)
+conv_chanred("conv_wgmma_chanred", "conv_wgmma_chanred.py", [3, 24, 19, 23], 100, [3, 3],
+             [fn("mul", "_operator.mul", ["%conv", 2.0]),
+              fn("min_1", "torch.min", ["%mul"], {"dim": 1, "keepdim": True}),
+              fn("getitem", "_operator.getitem", ["%min_1", 0]), fn("tanh", "torch.tanh", ["%getitem"])],
+             "%tanh", True)
 
 # Reads of a shape folded into constants (recipe_expand.c recipe_fold_shape_reads): level 2
 # #38's tail at small sizes (a convolution, clamp, `b, c, h, w = x.shape`, softmax over

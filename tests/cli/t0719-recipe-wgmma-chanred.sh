@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# cutegen recipe, CONV family on Hopper: a reduction over the channels in the WGMMA kernel
+# (recipes/conv_tc.cu chan_reduce_wg, offered first where COUT <= 128 since 12-07). The
+# accumulator layout it assumes, checked on the host for the consumers' TiledMma at every
+# tile width the generator can ask (tests/cli/recipe_wgmma_acc.cpp: a row's columns all in
+# one quad of lanes, once each; 112 is made of seven 16-wide atoms); and the fixtures of
+# level 2 #25 (64 channels) and #32 (128), where present, and of conv_wgmma_chanred.py (100 in
+# a 112-wide tile) offer the WGMMA kernel first with CGR_CHANRED in its source. Needs a
+# C++17 compiler, CUTLASS and the CUDA headers; skips, saying so, without them.
+. "$(dirname "$0")/lib.sh"
+
+need_host_cute
+
+mkdir -p "$TMP/bin" "$TMP/log"
+for bm in 64 128; do
+  for bn in 16 32 48 64 80 96 112 128; do
+    tests=$((tests + 1))
+    name=acc-$bm-$bn
+    if ! "$cxx" -std=c++17 -O1 -w -DBM=$bm -DBN=$bn "${incs[@]}" "$SRC/tests/cli/recipe_wgmma_acc.cpp" \
+         -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
+      echo "FAIL: compile $name"; grep -m 5 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+    elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
+      echo "ok: $(tail -1 "$TMP/log/$name.log")"
+    else
+      echo "FAIL: $name:"; tail -n 6 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+    fi
+  done
+done
+
+for name in l2_25_Conv2d_Min_Tanh_Tanh l2_32_Conv2d_Scaling_Min conv_wgmma_chanred; do
+  spec=$SRC/tests/data/recipe/$name.json
+  [ -f "$spec" ] || spec=$(ls "$SRC"/tests/data/recipe/*/"$name".json 2>/dev/null | head -1)
+  [ -f "$spec" ] || continue
+  tests=$((tests + 1))
+  gen_first "$spec" "conv wgmma" "the WGMMA kernel" || continue
+  if grep -q '^#define CGR_CHANRED [1-9]' "$TMP/gen/$name.cu" && grep -q '^#define CGR_WGMMA 1' "$TMP/gen/$name.cu"; then
+    echo "ok: $name: $first, CGR_CHANRED in its source"
+  else
+    echo "FAIL: $name: the WGMMA variant's source lacks CGR_CHANRED or CGR_WGMMA"; failures=$((failures + 1))
+  fi
+done
+finish
