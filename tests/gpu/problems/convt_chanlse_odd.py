@@ -7,7 +7,7 @@ class Model(nn.Module):
     pixels) reduced over its 20 channels in its own epilogue (recipes/conv_tc.cu
     CGR_CHANRED 5): logsumexp over dim 1 (the channel dim dropped), minus a one-element
     parameter, at odd sizes.
-    sanitize-variants: conv tile
+    sanitize-variants: conv (wgmma channels-last )?tile
     """
 
     def __init__(self):
