@@ -701,6 +701,21 @@ static void md_group(strbuf *sb, const group *g)
                 (long long)g->tokens, g->cost);
 }
 
+/* Whether anything of the problem was judged or it stopped: a problem a sweep started and
+ * its time limit cut before any variant's verdict is "not judged", not incorrect. */
+static bool judged(const report_problem *p)
+{
+    for (int v = 0; v < 7; v++)
+        if (p->verdicts[v])
+            return true;
+    return p->stop_reason != NULL;
+}
+
+static const char *correct_word(const report_problem *p)
+{
+    return p->correct ? "yes" : judged(p) ? "no" : "not judged";
+}
+
 static void md_problem(strbuf *sb, const report_problem *p)
 {
     strbuf_adds(sb, "| ");
@@ -710,7 +725,7 @@ static void md_problem(strbuf *sb, const report_problem *p)
         strbuf_addf(sb, "%d", p->level);
     else
         strbuf_adds(sb, "-");
-    strbuf_addf(sb, " | %s | %s | ", p->category, p->correct ? "yes" : "no");
+    strbuf_addf(sb, " | %s | %s | ", p->category, correct_word(p));
     add_num(sb, "%.3fx", p->correct ? p->speedup_eager : NAN, "-");
     strbuf_adds(sb, " | ");
     add_num(sb, "%.3fx", p->correct ? p->speedup_compile : NAN, "-");
@@ -784,6 +799,13 @@ static void write_md(const report *r, strbuf *sb)
     strbuf_adds(sb, group_head);
     for (size_t i = 0; i < ng; i++)
         md_group(sb, &g[i]);
+    size_t unjudged = 0;
+    for (size_t i = 0; i < r->n; i++)
+        unjudged += !judged(&r->p[i]);
+    if (unjudged)
+        strbuf_addf(sb, "\n%zu of the problems were started but not judged (no verdict, no stop: a run cut "
+                        "short, or still going); they count as not correct above.\n",
+                    unjudged);
     strbuf_adds(sb, "\n## Problems\n\n"
                     "| problem | level | category | correct | speedup | vs compile | kernel ms | eager ms | "
                     "of SoL | calls | tokens | cost | wall | stop reason |\n"
@@ -929,6 +951,7 @@ static json_t *json_report(const report *r)
             json_object_set_new(verd, verdict_names[v], json_integer(p->verdicts[v]));
         json_object_set_new(o, "verdicts", verd);
         json_object_set_new(o, "judged", judged_nodes(p));
+        json_object_set_new(o, "not_judged", json_boolean(!judged(p)));
         json_array_append_new(probs, o);
 
         /* KernelBench: eval_results.json per level, keyed by problem id, a list of samples;
@@ -1398,7 +1421,7 @@ static void write_html(const report *r, const char *tree_problem, strbuf *sb)
         strbuf_adds(sb, "<tr><td>");
         add_xml(sb, p->name);
         strbuf_addf(sb, "</td><td>%d</td><td class=\"t\">%s</td><td class=\"t %s\">%s</td>", p->level, p->category,
-                    p->correct ? "yes" : "no", p->correct ? "yes" : "no");
+                    p->correct ? "yes" : "no", correct_word(p));
         html_cell_num(sb, "%.3fx", p->correct ? p->speedup_eager : NAN);
         html_cell_num(sb, "%.3fx", p->correct ? p->speedup_compile : NAN);
         html_cell_num(sb, "%.4f", p->kernel.median);

@@ -197,6 +197,59 @@ static void test_judged_nodes(void **state)
     free(dir);
 }
 
+/* A task a sweep started and cut before any verdict (a node added, never judged, no stop
+ * reason) is "not judged" in Markdown and JSON, not "no"; a task whose node was judged wrong
+ * is "no". */
+static void test_not_judged(void **state)
+{
+    (void)state;
+    const char *base = getenv("TMPDIR");
+    char *dir = xasprintf("%s/cutegen-report-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(dir))
+        fail_msg("mkdtemp failed");
+    store *s = NULL;
+    strbuf err = STRBUF_INIT;
+    if (store_open(dir, true, &s, &err) != 0)
+        fail_msg("store_open: %s", err.buf);
+    int64_t cut = store_task(s, "93_Cut.py", "/k/level2/93_Cut.py", "00", "{}");
+    assert_true(store_node_add(s, cut, 0, 0, 0, "recipe", "CG_EXPORT int cg_forward();\n", 0) > 0);
+    int64_t wrong = store_task(s, "94_Wrong.py", "/k/level2/94_Wrong.py", "00", "{}");
+    int64_t w = store_node_add(s, wrong, 0, 0, 0, "recipe", "CG_EXPORT int cg_forward();\n", 0);
+    assert_int_equal(store_node_judged(s, w, "wrong_result", NAN, NAN, "off by one", NULL, NULL), 0);
+    store_close(s);
+
+    report r;
+    report_init(&r);
+    if (report_load(&r, dir, &err) != 0)
+        fail_msg("report_load: %s", err.buf);
+    strbuf out = STRBUF_INIT;
+    assert_int_equal(report_write(&r, "md", NULL, &out, &err), 0);
+    assert_non_null(strstr(out.buf, "| 93_Cut.py | 2 | "));
+    assert_non_null(strstr(strstr(out.buf, "| 93_Cut.py | 2 | "), " | not judged | "));
+    assert_non_null(strstr(strstr(out.buf, "| 94_Wrong.py | 2 | "), " | no | "));
+    assert_non_null(strstr(out.buf, "\n1 of the problems were started but not judged"));
+    strbuf_reset(&out);
+    assert_int_equal(report_write(&r, "json", NULL, &out, &err), 0);
+    json_t *doc = json_loads(out.buf, 0, NULL);
+    assert_non_null(doc);
+    json_t *probs = json_object_get(doc, "problems");
+    assert_int_equal(json_array_size(probs), 2);
+    for (size_t i = 0; i < 2; i++) {
+        json_t *p = json_array_get(probs, i);
+        bool is_cut = !strcmp(json_string_value(json_object_get(p, "problem")), "93_Cut.py");
+        assert_true(json_is_false(json_object_get(p, "correct")));
+        assert_true(json_boolean_value(json_object_get(p, "not_judged")) == is_cut);
+    }
+    json_decref(doc);
+    report_release(&r);
+    strbuf_release(&out);
+    strbuf_release(&err);
+    char *rm = xasprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +258,7 @@ int main(void)
         cmocka_unit_test(test_categories),
         cmocka_unit_test(test_levels),
         cmocka_unit_test(test_judged_nodes),
+        cmocka_unit_test(test_not_judged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
