@@ -109,20 +109,26 @@ gen_first() {
   gen_variant "$spec" 0 "$name"
 }
 
-# run_emulator NAME EMU LABEL: the generated $TMP/gen/NAME.cu compiled into the host emulator
-# tests/cli/EMU (need_host_cute's $cxx and incs) and run: "ok: NAME (LABEL): its last line",
-# else a FAIL counted, with the compiler's errors or the emulator's last lines.
-run_emulator() {
-  local name=$1 emu=$2 label=$3
+# build_and_run NAME LABEL ARGS...: a host program (ARGS: its source and -D flags) compiled by
+# need_host_cute's $cxx with its incs into $TMP/bin/NAME and run: "ok: LABEL: its last line",
+# else a FAIL counted, with the compiler's errors or the program's last lines.
+build_and_run() {
+  local name=$1 label=$2
+  shift 2
   mkdir -p "$TMP/bin" "$TMP/log"
-  if ! "$cxx" -std=c++17 -O1 -w -DCGR_KERNEL="\"$TMP/gen/$name.cu\"" "${incs[@]}" \
-       "$SRC/tests/cli/$emu" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
-    echo "FAIL: compile $name ($label)"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+  if ! "$cxx" -std=c++17 -O1 -w "${incs[@]}" "$@" -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
+    echo "FAIL: compile $label"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
   elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
-    echo "ok: $name ($label): $(tail -1 "$TMP/log/$name.log")"
+    echo "ok: $label: $(tail -1 "$TMP/log/$name.log")"
   else
-    echo "FAIL: $name ($label):"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
+    echo "FAIL: $label:"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
   fi
+}
+
+# run_emulator NAME EMU LABEL: the generated $TMP/gen/NAME.cu compiled into the host emulator
+# tests/cli/EMU and run (build_and_run): "ok: NAME (LABEL): its last line", else a FAIL counted.
+run_emulator() {
+  build_and_run "$1" "$1 ($3)" -DCGR_KERNEL="\"$TMP/gen/$1.cu\"" "$SRC/tests/cli/$2"
 }
 
 finish() {

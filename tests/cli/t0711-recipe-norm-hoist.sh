@@ -33,15 +33,8 @@ for name in groupnorm groupnorm_relu layernorm layernorm_bf16 rmsnorm rms_last_w
   fi
   block "$TMP/gen/$name.plain.cu" > "$TMP/gen/$name.plain.h"
   block "$TMP/gen/$name.cu" > "$TMP/gen/$name.hoist.h"
-  if ! "$cxx" -std=c++17 -O1 -w -DPLAIN="\"$TMP/gen/$name.plain.h\"" -DHOIST="\"$TMP/gen/$name.hoist.h\"" \
-       "${incs[@]}" -I "$SRC/recipes" "$SRC/tests/cli/recipe_norm_hoist.cpp" -o "$TMP/bin/$name" \
-       >"$TMP/log/$name.log" 2>&1; then
-    echo "FAIL: compile $name"; grep -m 8 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-  elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
-    echo "ok: $name: $(tail -1 "$TMP/log/$name.log")"
-  else
-    echo "FAIL: $name:"; tail -n 8 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-  fi
+  build_and_run "$name" "$name" -DPLAIN="\"$TMP/gen/$name.plain.h\"" -DHOIST="\"$TMP/gen/$name.hoist.h\"" \
+    -I "$SRC/recipes" "$SRC/tests/cli/recipe_norm_hoist.cpp"
 done
 
 # RMSNorm's first variant holds a column a thread (elements a row apart): the generator

@@ -11,19 +11,10 @@
 
 need_host_cute
 
-mkdir -p "$TMP/bin" "$TMP/log"
 for bm in 64 128; do
   for bn in 16 32 48 64 80 96 112 128; do
     tests=$((tests + 1))
-    name=acc-$bm-$bn
-    if ! "$cxx" -std=c++17 -O1 -w -DBM=$bm -DBN=$bn "${incs[@]}" "$SRC/tests/cli/recipe_wgmma_acc.cpp" \
-         -o "$TMP/bin/$name" >"$TMP/log/$name.log" 2>&1; then
-      echo "FAIL: compile $name"; grep -m 5 error "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-    elif "$TMP/bin/$name" >>"$TMP/log/$name.log" 2>&1; then
-      echo "ok: $(tail -1 "$TMP/log/$name.log")"
-    else
-      echo "FAIL: $name:"; tail -n 6 "$TMP/log/$name.log" | sed 's/^/  /'; failures=$((failures + 1))
-    fi
+    build_and_run "acc-$bm-$bn" "accumulators of a $bm x $bn tile" -DBM=$bm -DBN=$bn "$SRC/tests/cli/recipe_wgmma_acc.cpp"
   done
 done
 

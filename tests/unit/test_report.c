@@ -127,20 +127,47 @@ static void test_levels(void **state)
     assert_int_equal(report_level_of(NULL), 0);
 }
 
+/* A fresh run store in a temporary folder (its path in *dir, for remove_run). */
+static store *temp_store(char **dir)
+{
+    const char *base = getenv("TMPDIR");
+    *dir = xasprintf("%s/cutegen-report-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(*dir))
+        fail_msg("mkdtemp failed");
+    store *s = NULL;
+    strbuf err = STRBUF_INIT;
+    if (store_open(*dir, true, &s, &err) != 0)
+        fail_msg("store_open: %s", err.buf);
+    strbuf_release(&err);
+    return s;
+}
+
+static void remove_run(char *dir)
+{
+    char *rm = xasprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(rm), 0);
+    free(rm);
+    free(dir);
+}
+
+static void load_report(report *r, const char *dir)
+{
+    strbuf err = STRBUF_INIT;
+    report_init(r);
+    if (report_load(r, dir, &err) != 0)
+        fail_msg("report_load: %s", err.buf);
+    strbuf_release(&err);
+}
+
 /* A run with one task and two judged nodes: a recipe variant that gave a wrong result
  * (a message of 2-byte UTF-8 characters longer than the report keeps, offset by one byte
  * so that the cut falls inside a character) and a model's kernel that was correct. */
 static void test_judged_nodes(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    char *dir = xasprintf("%s/cutegen-report-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(dir))
-        fail_msg("mkdtemp failed");
-    store *s = NULL;
+    char *dir;
+    store *s = temp_store(&dir);
     strbuf err = STRBUF_INIT;
-    if (store_open(dir, true, &s, &err) != 0)
-        fail_msg("store_open: %s", err.buf);
     int64_t task = store_task(s, "19_ReLU.py", "/k/level1/19_ReLU.py", "00", "{}");
     assert_true(task > 0);
     int64_t rec = store_node_add(s, task, 0, 0, 0, "recipe",
@@ -156,9 +183,7 @@ static void test_judged_nodes(void **state)
     store_close(s);
 
     report r;
-    report_init(&r);
-    if (report_load(&r, dir, &err) != 0)
-        fail_msg("report_load: %s", err.buf);
+    load_report(&r, dir);
     strbuf out = STRBUF_INIT;
     assert_int_equal(report_write(&r, "json", NULL, &out, &err), 0);
     json_t *doc = json_loads(out.buf, 0, NULL);
@@ -191,10 +216,7 @@ static void test_judged_nodes(void **state)
     strbuf_release(&out);
     strbuf_release(&msg);
     strbuf_release(&err);
-    char *rm = xasprintf("rm -rf '%s'", dir);
-    assert_int_equal(system(rm), 0);
-    free(rm);
-    free(dir);
+    remove_run(dir);
 }
 
 /* A task a sweep started and cut before any verdict (a node added, never judged, no stop
@@ -203,14 +225,9 @@ static void test_judged_nodes(void **state)
 static void test_not_judged(void **state)
 {
     (void)state;
-    const char *base = getenv("TMPDIR");
-    char *dir = xasprintf("%s/cutegen-report-XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(dir))
-        fail_msg("mkdtemp failed");
-    store *s = NULL;
+    char *dir;
+    store *s = temp_store(&dir);
     strbuf err = STRBUF_INIT;
-    if (store_open(dir, true, &s, &err) != 0)
-        fail_msg("store_open: %s", err.buf);
     int64_t cut = store_task(s, "93_Cut.py", "/k/level2/93_Cut.py", "00", "{}");
     assert_true(store_node_add(s, cut, 0, 0, 0, "recipe", "CG_EXPORT int cg_forward();\n", 0) > 0);
     int64_t wrong = store_task(s, "94_Wrong.py", "/k/level2/94_Wrong.py", "00", "{}");
@@ -219,9 +236,7 @@ static void test_not_judged(void **state)
     store_close(s);
 
     report r;
-    report_init(&r);
-    if (report_load(&r, dir, &err) != 0)
-        fail_msg("report_load: %s", err.buf);
+    load_report(&r, dir);
     strbuf out = STRBUF_INIT;
     assert_int_equal(report_write(&r, "md", NULL, &out, &err), 0);
     assert_non_null(strstr(out.buf, "| 93_Cut.py | 2 | "));
@@ -244,10 +259,7 @@ static void test_not_judged(void **state)
     report_release(&r);
     strbuf_release(&out);
     strbuf_release(&err);
-    char *rm = xasprintf("rm -rf '%s'", dir);
-    assert_int_equal(system(rm), 0);
-    free(rm);
-    free(dir);
+    remove_run(dir);
 }
 
 int main(void)
