@@ -390,6 +390,20 @@ __device__ __forceinline__ CStat cr_combine(CStat x, CStat y)
     }
 }
 
+// A row's partial combined across the quad of lanes holding its other columns (lanes 4q ..
+// 4q + 3, in mma.sync's m16n8 atoms and WGMMA's alike): every lane of the quad gets the row's.
+__device__ __forceinline__ CStat quad_combine(CStat st)
+{
+    CUTE_UNROLL
+    for (int o = 1; o <= 2; o *= 2) {
+        CStat other;
+        other.a = __shfl_xor_sync(0xffffffffu, st.a, o);
+        other.b = __shfl_xor_sync(0xffffffffu, st.b, o);
+        st = cr_combine(st, other);
+    }
+    return st;
+}
+
 __device__ __forceinline__ float cr_final(CStat x)
 {
     if constexpr (kChanRed == 2)
@@ -647,13 +661,7 @@ __device__ __forceinline__ void chan_reduce(const Params &p, const Acc &acc, con
                     }
                 }
             }
-            CUTE_UNROLL
-            for (int o = 1; o <= 2; o *= 2) {
-                CStat other;
-                other.a = __shfl_xor_sync(0xffffffffu, st.a, o);
-                other.b = __shfl_xor_sync(0xffffffffu, st.b, o);
-                st = cr_combine(st, other);
-            }
+            st = quad_combine(st);
             if (t % 4 == 0)
                 red[slot * kBM + (m - tm * kBM)] = st;
         }
@@ -1479,13 +1487,7 @@ __device__ __forceinline__ void chan_reduce_wg(const Params &p, const Acc &acc, 
                 }
             }
         }
-        CUTE_UNROLL
-        for (int o = 1; o <= 2; o *= 2) {
-            CStat other;
-            other.a = __shfl_xor_sync(0xffffffffu, st.a, o);
-            other.b = __shfl_xor_sync(0xffffffffu, st.b, o);
-            st = cr_combine(st, other);
-        }
+        st = quad_combine(st);
         if (ok && threadIdx.x % 4 == 0) {
             const int64_t o = int64_t(rp.nb) * kP + rp.pix;
             float x[kNin > 0 ? kNin : 1];
