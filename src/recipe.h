@@ -374,6 +374,8 @@ typedef struct recipe_gemm_params {
     int presplit;    /* gemm_wgmma.cu: the operands split before the product by a kernel of
                         their own, into the workspace, and the producer one thread of bulk
                         copies (CGR_PRESPLIT) */
+    int stream;      /* recipes/gemm_stream.cu (sm_90): A small and resident, B streamed once and
+                        split in the kernel, 3xFP16 warpgroup MMAs; bm = M rounded up to 64 */
 } recipe_gemm_params;
 /* The tuning parameters of recipes/conv_tc.cu (CONV). */
 typedef struct recipe_conv_params {

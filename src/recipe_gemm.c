@@ -1239,6 +1239,45 @@ static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, 
     return n;
 }
 
+/* Shared memory of recipes/gemm_stream.cu: A's and B's tiles in big and small halves, K
+ * rounded up to 64, the warps' maxima, and 1024 bytes to align the base. */
+static int stream_smem(const recipe_gemm_params *t, int64_t k)
+{
+    int64_t kp = cdiv(k, 64) * 64;
+    return (int)(4 * (t->bm + t->bn) * kp + 4 * (t->bm / 64) * 4 + 1024);
+}
+
+/*
+ * The streaming kernel (sm_90; recipes/gemm_stream.cu) where A is small and shared by the
+ * batches and B long and N-major, read once: M <= 256, K <= 128 (a multiple of the CTA's
+ * rows a pass), 16-byte vectors of B, no row reduction or triangle, and at least a tile an
+ * SM. Level 1 #87 (a 1 x 1 convolution, y[b] = W @ x[b]: M 128, K 64, N 2^20 x 16):
+ * mma.sync in 3xTF32 is held by its tensor cores there (H200: 5.07 ms, 59% of the bytes'
+ * time), the WGMMA kernels that split first by the split's extra pass over x. BN 128 at
+ * one CTA an SM (~156 registers), then BN 64 at two (two CTAs an SM). Returns the new count.
+ */
+static int push_stream(recipe_params *out, int n, int max, const recipe_plan *p, const recipe_hw *hw, int bn)
+{
+    const recipe_gemm_plan *g = &p->gemm;
+    if (hw->sm < 90 || p->r != 0 || g->tri != 0 || g->a_bstride != 0 || g->b_kmajor || g->m > 256 ||
+        g->k > 128 || g->n % 4 != 0 || g->ldb % 4 != 0 || g->b_bstride % 4 != 0)
+        return n;
+    recipe_gemm_params t;
+    memset(&t, 0, sizeof t);
+    t.stream = 1;
+    t.prec = RECIPE_GEMM_3XF16;
+    t.bm = (int)cdiv(g->m, 64) * 64, t.bn = bn, t.bk = 32, t.stages = 1;
+    t.wm = t.bm / 64, t.wn = 1;
+    t.split_k = 1;
+    t.group = 8;
+    t.min_blocks = bn <= 64 ? 2 : 1;
+    int threads = 128 * (t.bm / 64), rows_pass = threads / (bn / 4);
+    if (rows_pass < 1 || g->k % rows_pass != 0 || threads > hw->max_threads_per_sm ||
+        stream_smem(&t, g->k) > hw->smem_per_block || cdiv(g->n, bn) * g->batch < hw->sms)
+        return n;
+    return push_params(out, n, max, &t, threads);
+}
+
 /*
  * Whether the WGMMA kernel with its operands split before the product in 3xFP16 comes
  * first: where the split's traffic (each operand element read once and written once as
@@ -1359,6 +1398,11 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         ns++;
     }
     qsort(s, (size_t)ns, sizeof s[0], by_cost);
+    /* first where A is small and B long: the streaming kernel (push_stream), BN 128; its
+     * BN 64 after the cheapest mma.sync tile */
+    int streamed = n;
+    n = push_stream(out, n, max, p, hw, 128);
+    streamed = n - streamed;
     /* first where the product is long against its operands: the WGMMA kernel in 3xFP16
      * with the operands split before it (presplit_first) */
     int before = n;
@@ -1372,8 +1416,11 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             s[i].t.prec = RECIPE_GEMM_3XF16;
     for (int i = 0; i < ns && i < 4; i++) {
         n = push_params(out, n, max, &s[i].t, 32 * s[i].t.wm * s[i].t.wn);
-        if (i == 0)
+        if (i == 0) {
+            if (streamed)
+                n = push_stream(out, n, max, p, hw, 64);
             n = push_split_chain(out, n, max, s, ns, g, p->r);
+        }
     }
     /* the cheapest again in 3xTF32 (no fp16 range to leave: never a second pass) */
     if (ns > 0 && s[0].t.prec == RECIPE_GEMM_3XF16) {
@@ -1416,6 +1463,11 @@ void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
                     t->sumb ? " (A @ the sum of B's rows)" : "");
         return;
     }
+    if (t->stream) {
+        strbuf_addf(out, "gemm stream %s tile=%dx%d warpgroups=%d minb=%d (A resident, B split in the kernel)",
+                    recipe_prec_name(t->prec), t->bm, t->bn, t->bm / 64, t->min_blocks);
+        return;
+    }
     if (t->wgmma) {
         strbuf_addf(out, "gemm wgmma %s tile=%dx%dx%d warpgroups=1+%d stages=%d group=%d%s",
                     recipe_prec_name(t->prec), t->bm, t->bn, t->bk, t->bm / 64,
@@ -1436,7 +1488,8 @@ void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
 const char *recipe_gemm_template(const recipe_plan *p, const recipe_params *k)
 {
     (void)p;
-    return k->gemm.gemv_rows ? "gemm_gemv.cu" : k->gemm.wgmma ? "gemm_wgmma.cu" : "gemm_tc.cu";
+    return k->gemm.gemv_rows ? "gemm_gemv.cu" : k->gemm.stream ? "gemm_stream.cu"
+           : k->gemm.wgmma ? "gemm_wgmma.cu" : "gemm_tc.cu";
 }
 
 static void emit_dims(strbuf *sb, const char *macro, const recipe_plan *p, bool strides)

@@ -810,10 +810,14 @@ static int *prec_of(recipe_params *k, bool conv)
  * position at (the last making room when the list is full); the new count. */
 static int put_prec_at(recipe_params *v, int n, int max, bool conv, int prec, int at)
 {
-    int i = 0;
+    int i = 0, base = 0;
     while (i < n && *prec_of(&v[i], conv) != prec)
         i++;
-    recipe_params k = i < n ? v[i] : v[0];
+    while (base < n - 1 && v[base].gemm.stream) /* (gemm_stream.cu is 3xFP16 only) */
+        base++;
+    if (i == n && v[base].gemm.stream)
+        return n;
+    recipe_params k = i < n ? v[i] : v[base];
     *prec_of(&k, conv) = prec;
     if (i < n) {
         memmove(&v[i], &v[i + 1], (size_t)(n - i - 1) * sizeof k);
@@ -833,7 +837,7 @@ int recipe_precision_gambles(recipe_params *v, int n, int max, bool conv)
     if (n < 1 || max < 3)
         return n;
     /* 2xFP16 is gemm_tc.cu's and conv_tc.cu's (not gemm_wgmma.cu's) */
-    bool f16 = *prec_of(&v[0], conv) == RECIPE_GEMM_3XF16 && (conv || !v[0].gemm.wgmma);
+    bool f16 = *prec_of(&v[0], conv) == RECIPE_GEMM_3XF16 && (conv || (!v[0].gemm.wgmma && !v[0].gemm.stream));
     n = put_prec_at(v, n, max, conv, RECIPE_GEMM_TF32, 1);
     if (f16)
         n = put_prec_at(v, n, max, conv, RECIPE_GEMM_2XF16, 2);

@@ -21,6 +21,7 @@
 
 #include "recipe.h"
 #include "recipe_conv.h"
+#include "recipe_gemm.h"
 #include "recipe_hoist.h"
 #include "recipe_norm.h"
 #include "recipe_pool.h"
@@ -2286,21 +2287,43 @@ static void test_conv_pointwise_gemm(void **state)
     assert_true(m->in[p.conv.x] == RG_OPERAND && m->in[p.conv.w] == RG_OPERAND && g.root == -1 && g.r == 0);
     recipe_params v[RECIPE_MAX_VARIANTS];
     int n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
-    assert_true(n >= 5);
-    assert_true(v[0].conv.as_gemm && v[0].gemm.bm > 0 && !v[0].gemm.gemv_rows);
-    assert_true(v[1].conv.as_gemm && v[2].conv.as_gemm && memcmp(&v[0].gemm, &v[1].gemm, sizeof v[0].gemm));
+    assert_true(n >= 6);
+    /* on Hopper the streaming GEMM first (recipes/gemm_stream.cu: M 128, K 64, B N-major),
+     * then the cheapest mma.sync tile, the streaming one at BN 64 (the GEMM's first three),
+     * then the implicit GEMM's */
+    assert_true(v[0].conv.as_gemm && v[0].gemm.stream && v[0].gemm.bm == 128 && v[0].gemm.bn == 128 &&
+                v[0].gemm.prec == RECIPE_GEMM_3XF16 && v[0].threads == 256);
+    assert_true(v[1].conv.as_gemm && !v[1].gemm.stream && !v[1].gemm.wgmma && v[1].gemm.bm > 0);
+    assert_true(v[2].conv.as_gemm && v[2].gemm.stream && v[2].gemm.bn == 64 && v[2].gemm.min_blocks == 2);
+    const int wg = 3;
     assert_true(!v[3].conv.as_gemm && v[3].conv.wgmma && !v[4].conv.as_gemm && v[4].conv.bm > 0);
     assert_variant_source(&p, &v[0], "l1_87_conv_pointwise_2D", 0,
+                          (const char *const[]){ "recipes/gemm_stream.cu", "#define CGR_M 128\n", "#define CGR_BM 128\n",
+                                                 "#define CGR_BN 128\n", "#define CGR_PREC 2\n", "#define CGR_K 64\n", NULL });
+    assert_variant_source(&p, &v[1], "l1_87_conv_pointwise_2D", 1,
                           (const char *const[]){ "recipes/gemm_tc.cu", "#define CGR_M 128\n", "#define CGR_N 1048576\n",
                                                  "#define CGR_BATCH 16\n", "#define CGR_B_KMAJOR 0\n",
                                                  "#define CGR_B_BSTRIDE 67108864\n", "#define CGR_VEC_B 4\n",
                                                  "#define CGR_PW_X 0\n", NULL });
-    assert_variant_source(&p, &v[3], "l1_87_conv_pointwise_2D", 3,
+    assert_variant_source(&p, &v[wg], "l1_87_conv_pointwise_2D", wg,
                           (const char *const[]){ "recipes/conv_tc.cu", "#define CGR_WGMMA 1\n", NULL });
     strbuf line = STRBUF_INIT;
     recipe_params_format(&v[0], &line);
-    assert_non_null(strstr(line.buf, "conv as gemm"));
+    assert_non_null(strstr(line.buf, "conv as gemm stream"));
     strbuf_release(&line);
+    /* below sm_90 no streaming kernel (WGMMA) */
+    recipe_hw hw80 = hw;
+    hw80.sm = 80;
+    n = recipe_variants(&p, &hw80, v, RECIPE_MAX_VARIANTS);
+    for (int k = 0; k < n; k++)
+        assert_false(v[k].gemm.stream);
+    /* K past 128: none either (A would not stay resident) */
+    recipe_plan big = p;
+    big.conv.cin = 256;
+    assert_true(recipe_conv_as_gemm(&big, &g) == 0 && g.gemm.k == 256);
+    n = recipe_gemm_variants(&g, &hw, v, RECIPE_MAX_VARIANTS);
+    for (int k = 0; k < n; k++)
+        assert_false(v[k].gemm.stream);
     /* strided or grouped: the implicit GEMM only */
     p.conv.stride[2] = 2;
     assert_false(recipe_conv_pointwise(&p));
@@ -2317,7 +2340,8 @@ static void test_conv_pointwise_gemm(void **state)
                 g.gemm.batch == 2 && g.gemm.b_bstride == 7 * 24);
     assert_int_equal(g.gemm.in[p.conv.bias], RG_MROW);
     n = recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS);
-    assert_true(n >= 4 && v[0].conv.as_gemm && v[1].conv.as_gemm && !v[3].conv.as_gemm);
+    /* (too few tiles for the SMs: no streaming kernel) */
+    assert_true(n >= 4 && v[0].conv.as_gemm && !v[0].gemm.stream && v[1].conv.as_gemm && !v[3].conv.as_gemm);
     assert_variant_source(&p, &v[0], "pw_convt2d", 0,
                           (const char *const[]){ "#define CGR_A_KMAJOR 0\n", "#define CGR_LDA 9\n",
                                                  "X(2, CGR_GE_MROW)", "#define CGR_PW_TRANSPOSED 1\n", NULL });
