@@ -19,12 +19,16 @@
 // A CTA of M/64 warpgroups (BM = M rounded up to 64; a warpgroup owns 64 rows of C) is
 // persistent over the (batch, N tile) tiles. At its start it splits A (zero past M and K)
 // into big and small halves, K-major and 128-byte swizzled, with one scale for the whole
-// of A. Then, a tile at a time: every thread holds LOADS 16-byte vectors of the tile's
-// K x BN block of B (loaded while the tile before was multiplied and stored), finds their
-// largest |v|, the CTA the tile's (a warp max, a barrier), and writes v s as big and small
+// of A. B's tiles come in through a ring of STAGES fp32 tiles in shared memory, each
+// thread copying its own LOADS 16-byte vectors of a tile's K x BN block (cp.async; zeros
+// past N) STAGES - 1 tiles ahead, so that ~STAGES x 32 KB are in flight an SM (one tile
+// held in registers, the first form, left the loads' latency exposed: H100, lab round 64,
+// level 1 #87 6.68 ms against mma.sync's 5.16). Then, a tile at a time: every thread
+// reads back its own vectors (no barrier: its copies, its wait), finds their largest |v|,
+// the CTA the tile's (a warp max, a barrier), and writes v s as big and small
 // halves into the B stage, N-major and 128-byte swizzled (GMMA::Layout_MN_SW128_Atom: 64
 // columns of one k a 128-byte row), s = f16_scale(the tile's max) a power of two; fence,
-// barrier; issues the next tile's loads; then each warpgroup's WGMMAs, a_small b_big, a_big
+// barrier; then each warpgroup's WGMMAs, a_small b_big, a_big
 // b_small, a_big b_big (SS, m64 nBN k16) over K, chained into the accumulator (K <= 128:
 // tensor-core adds truncate, recipes/tf32_mma.cuh, negligible this short), waits, undoes the
 // two scales (exact) and stores through store_tile. One B stage is enough: the barrier
@@ -36,7 +40,7 @@
 // non-finite products, as the reference does.
 //
 // Shared memory: A's halves 2 x BM x KP x 2 bytes, B's 2 x BN x KP x 2 (KP = K rounded up to
-// 64): 64 KB at 128 x 128, K 64.
+// 64), the ring STAGES x K x BN x 4: 192 KB at 128 x 128, K 64, 4 stages.
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
 #include <cute/arch/mma_sm90.hpp>
@@ -66,7 +70,7 @@
 #define CGR_BK 32           // (unused here)
 #define CGR_WM 2            // (unused here)
 #define CGR_WN 1
-#define CGR_STAGES 1        // (unused here: one B stage)
+#define CGR_STAGES 4        // fp32 tiles of B in the ring (STAGES - 1 in flight ahead)
 #define CGR_MINB 1          // CTAs an SM the launch bound asks for
 #define CGR_SPLITK 1
 #define CGR_GROUP 8
@@ -90,12 +94,19 @@ __device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; ret
 __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
 #endif
 
+#ifndef CGR_LAB_NO_MMA
+#define CGR_LAB_NO_MMA 0    // lab diagnostic (wrong results): no WGMMA issued
+#endif
+#ifndef CGR_LAB_NO_STORE
+#define CGR_LAB_NO_STORE 0  // lab diagnostic (wrong results): C not stored
+#endif
+
 namespace cgr_gemm {
 
 using namespace cute;
 
 constexpr int kM = CGR_M, kN = CGR_N, kK = CGR_K, kBatch = CGR_BATCH;
-constexpr int kBM = CGR_BM, kBN = CGR_BN;
+constexpr int kBM = CGR_BM, kBN = CGR_BN, kStages = CGR_STAGES;
 constexpr int kNin = CGR_NIN;
 constexpr int kWarpgroups = kBM / 64;
 constexpr int kThreads = 128 * kWarpgroups;
@@ -108,6 +119,7 @@ static_assert(kBM % 64 == 0 && kBM >= kM && kBM - kM < 64 && kWarpgroups <= 4, "
 static_assert(kBN == 64 || kBN == 128 || kBN == 256, "BN: 64, 128 or 256 (whole 64-column atoms)");
 static_assert(kK > 0 && kK <= 128 && kK % kRowsPass == 0, "K: at most 128, whole passes of the CTA's loads");
 static_assert(kThreads % kVecRow == 0, "a pass: whole rows of the tile");
+static_assert(kStages >= 2, "STAGES: at least 2 (one tile in flight while one is split)");
 static_assert(CGR_B_KMAJOR == 0 && CGR_VEC_B == 4 && kN % 4 == 0 && CGR_LDB % 4 == 0 && CGR_B_BSTRIDE % 4 == 0,
               "B: N-major in 16-byte vectors");
 static_assert(CGR_A_BSTRIDE == 0, "A: shared by the batches");
@@ -127,6 +139,7 @@ struct SharedStorage {
     alignas(1024) half_t a_small[kBM * kKP];
     alignas(1024) half_t b_big[kBN * kKP];
     alignas(1024) half_t b_small[kBN * kKP];
+    float4 ring[kStages][kLoads * kThreads];  // thread t's vector i of a tile at [i * threads + t]
     uint32_t wmax[kThreads / 32];  // the warps' largest |v| of a tile (as bits)
 };
 constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + aligning the base
@@ -208,20 +221,26 @@ __device__ __forceinline__ void tile_at(int tile, int &batch, int &tn)
     tn = tile - batch * kTilesN;
 }
 
-// This thread's vectors of the tile's block of B (b_coord); zeros past N. Read once:
-// evict-first.
-__device__ __forceinline__ void load_b(const Params &p, int tile, float4 (&v)[kLoads])
+// This thread's vectors of tile `tile`'s block of B (b_coord) copied into ring slot `stage`
+// (cp.async, L2 only; zeros past N), then a commit: one group a tile, an empty one past the
+// last tile (so that every thread's groups count alike).
+__device__ __forceinline__ void copy_b(const Params &p, SharedStorage &s, int tile, int stage)
 {
-    int batch, tn;
-    tile_at(tile, batch, tn);
-    const float *b = p.in[CGR_B] + int64_t(batch) * CGR_B_BSTRIDE + tn * kBN;
-    CUTE_UNROLL
-    for (int i = 0; i < kLoads; ++i) {
-        int n, k;
-        b_coord(int(threadIdx.x), i, n, k);
-        v[i] = tn * kBN + n < kN ? __ldcs(reinterpret_cast<const float4 *>(b + int64_t(k) * CGR_LDB + n))
-                                 : make_float4(0.f, 0.f, 0.f, 0.f);
+    if (tile < int(kTilesAll)) {
+        int batch, tn;
+        tile_at(tile, batch, tn);
+        const float *b = p.in[CGR_B] + int64_t(batch) * CGR_B_BSTRIDE + tn * kBN;
+        CUTE_UNROLL
+        for (int i = 0; i < kLoads; ++i) {
+            int n, k;
+            b_coord(int(threadIdx.x), i, n, k);
+            const bool in = tn * kBN + n < kN;
+            const float *src = in ? b + int64_t(k) * CGR_LDB + n : b;
+            const uint32_t dst = cute::cast_smem_ptr_to_uint(&s.ring[stage][i * kThreads + threadIdx.x]);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(in ? 16 : 0));
+        }
     }
+    asm volatile("cp.async.commit_group;\n" ::);
 }
 
 // v s as (big, small) halves of 4 neighbouring columns, 8 bytes each.
@@ -286,17 +305,23 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_stream_kernel(const P
     Tensor cC = make_identity_tensor(make_shape(Int<kM>{}, Int<kN>{}));
     constexpr int kKBlocks = (kK + 15) / 16;  // 16-deep blocks holding some of K (the rest are zeros)
 
-    float4 v[kLoads];
-    load_b(p, tile, v);
-    for (; tile < int(kTilesAll); tile += int(gridDim.x)) {
+    const int grid = int(gridDim.x);
+    for (int j = 0; j < kStages - 1; ++j)
+        copy_b(p, s, tile + j * grid, j);
+    for (int it = 0; tile < int(kTilesAll); tile += grid, ++it) {
         int batch, tn;
         tile_at(tile, batch, tn);
+        // STAGES - 1 tiles ahead, into the slot this thread read its vectors of the last tile from
+        copy_b(p, s, tile + (kStages - 1) * grid, (it + kStages - 1) % kStages);
+        asm volatile("cp.async.wait_group %0;\n" ::"n"(kStages - 1));  // this tile's copies have landed
+        float4 v[kLoads];
+        CUTE_UNROLL
+        for (int i = 0; i < kLoads; ++i)
+            v[i] = s.ring[it % kStages][i * kThreads + threadIdx.x];
         // (the barrier in cta_max: every warpgroup is done with the stage's last tile)
         const float ub = split_b(s, v);
         cutlass::arch::fence_view_async_shared();  // the generic writes, seen by the WGMMAs
         __syncthreads();
-        if (tile + int(gridDim.x) < int(kTilesAll))
-            load_b(p, tile + int(gridDim.x), v);  // in flight while this tile is multiplied and stored
 
         Tensor gcC = local_tile(cC, Shape<Int<kBM>, Int<kBN>>{}, make_coord(0, tn));  // (BM,BN) -> (m,n)
         Tensor tCcC = thr.partition_C(gcC);                                          // (MMA,MMA_M,MMA_N)
@@ -305,7 +330,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_stream_kernel(const P
         warpgroup_fence_operand(acc);
         warpgroup_arrive();
         CUTE_UNROLL
-        for (int kb = 0; kb < kKBlocks; ++kb) {
+        for (int kb = 0; kb < (CGR_LAB_NO_MMA ? 0 : kKBlocks); ++kb) {
             gemm(mma, rAs(_, _, kb), rBb(_, _, kb), acc);
             mma.accumulate_ = GMMA::ScaleOut::One;
             gemm(mma, rAb(_, _, kb), rBs(_, _, kb), acc);
@@ -318,7 +343,8 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_stream_kernel(const P
         CUTE_UNROLL
         for (int i = 0; i < size(acc); ++i)
             acc(i) *= u;
-        store_tile(p, acc, tCcC, int64_t(batch) * kM);
+        if (!CGR_LAB_NO_STORE)
+            store_tile(p, acc, tCcC, int64_t(batch) * kM);
     }
 }
 #endif  // CGR_GEMM_EMULATE

@@ -1240,11 +1240,12 @@ static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, 
 }
 
 /* Shared memory of recipes/gemm_stream.cu: A's and B's tiles in big and small halves, K
- * rounded up to 64, the warps' maxima, and 1024 bytes to align the base. */
+ * rounded up to 64, the ring of fp32 B tiles, the warps' maxima, and 1024 bytes to align
+ * the base. */
 static int stream_smem(const recipe_gemm_params *t, int64_t k)
 {
     int64_t kp = cdiv(k, 64) * 64;
-    return (int)(4 * (t->bm + t->bn) * kp + 4 * (t->bm / 64) * 4 + 1024);
+    return (int)(4 * (t->bm + t->bn) * kp + 4 * t->stages * t->bn * k + 4 * (t->bm / 64) * 4 + 1024);
 }
 
 /*
@@ -1254,7 +1255,8 @@ static int stream_smem(const recipe_gemm_params *t, int64_t k)
  * SM. Level 1 #87 (a 1 x 1 convolution, y[b] = W @ x[b]: M 128, K 64, N 2^20 x 16):
  * mma.sync in 3xTF32 is held by its tensor cores there (H200: 5.07 ms, 59% of the bytes'
  * time), the WGMMA kernels that split first by the split's extra pass over x. BN 128 at
- * one CTA an SM (~156 registers), then BN 64 at two (two CTAs an SM). Returns the new count.
+ * one CTA an SM with 4 tiles of B in the ring (BN 64 at two CTAs an SM with 3 was no faster:
+ * lab round 65). Returns the new count.
  */
 static int push_stream(recipe_params *out, int n, int max, const recipe_plan *p, const recipe_hw *hw, int bn)
 {
@@ -1266,7 +1268,7 @@ static int push_stream(recipe_params *out, int n, int max, const recipe_plan *p,
     memset(&t, 0, sizeof t);
     t.stream = 1;
     t.prec = RECIPE_GEMM_3XF16;
-    t.bm = (int)cdiv(g->m, 64) * 64, t.bn = bn, t.bk = 32, t.stages = 1;
+    t.bm = (int)cdiv(g->m, 64) * 64, t.bn = bn, t.bk = 32, t.stages = bn <= 64 ? 3 : 4;
     t.wm = t.bm / 64, t.wn = 1;
     t.split_k = 1;
     t.group = 8;
@@ -1398,11 +1400,6 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         ns++;
     }
     qsort(s, (size_t)ns, sizeof s[0], by_cost);
-    /* first where A is small and B long: the streaming kernel (push_stream), BN 128; its
-     * BN 64 after the cheapest mma.sync tile */
-    int streamed = n;
-    n = push_stream(out, n, max, p, hw, 128);
-    streamed = n - streamed;
     /* first where the product is long against its operands: the WGMMA kernel in 3xFP16
      * with the operands split before it (presplit_first) */
     int before = n;
@@ -1416,11 +1413,13 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
             s[i].t.prec = RECIPE_GEMM_3XF16;
     for (int i = 0; i < ns && i < 4; i++) {
         n = push_params(out, n, max, &s[i].t, 32 * s[i].t.wm * s[i].t.wn);
-        if (i == 0) {
-            if (streamed)
-                n = push_stream(out, n, max, p, hw, 64);
+        if (i == 0)
             n = push_split_chain(out, n, max, s, ns, g, p->r);
-        }
+        /* third where A is small and B long: the streaming kernel (push_stream), not first
+         * while it is slower than mma.sync (H100, lab rounds 64-65: level 1 #87 6.7 ms
+         * against 5.2) */
+        if (i == 1)
+            n = push_stream(out, n, max, p, hw, 128);
     }
     /* the cheapest again in 3xTF32 (no fp16 range to leave: never a second pass) */
     if (ns > 0 && s[0].t.prec == RECIPE_GEMM_3XF16) {
@@ -1464,8 +1463,8 @@ void recipe_gemm_params_format(const recipe_params *k, strbuf *out)
         return;
     }
     if (t->stream) {
-        strbuf_addf(out, "gemm stream %s tile=%dx%d warpgroups=%d minb=%d (A resident, B split in the kernel)",
-                    recipe_prec_name(t->prec), t->bm, t->bn, t->bm / 64, t->min_blocks);
+        strbuf_addf(out, "gemm stream %s tile=%dx%d warpgroups=%d stages=%d minb=%d (A resident, B split in the kernel)",
+                    recipe_prec_name(t->prec), t->bm, t->bn, t->bm / 64, t->stages, t->min_blocks);
         return;
     }
     if (t->wgmma) {
