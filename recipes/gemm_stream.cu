@@ -40,7 +40,8 @@
 // non-finite products, as the reference does.
 //
 // Shared memory: A's halves 2 x BM x KP x 2 bytes, B's 2 x BN x KP x 2 (KP = K rounded up to
-// 64), the ring STAGES x K x BN x 4: 192 KB at 128 x 128, K 64, 4 stages.
+// 64), the ring STAGES x K x BN x 4, C's staging BM x (BN + 8) x 4: 198 KB at 128 x 128, K
+// 64, 2 stages.
 #include <cutegen/abi.h>
 #include <cute/tensor.hpp>
 #include <cute/arch/mma_sm90.hpp>
@@ -70,7 +71,7 @@
 #define CGR_BK 32           // (unused here)
 #define CGR_WM 2            // (unused here)
 #define CGR_WN 1
-#define CGR_STAGES 4        // fp32 tiles of B in the ring (STAGES - 1 in flight ahead)
+#define CGR_STAGES 2        // fp32 tiles of B in the ring (STAGES - 1 in flight ahead)
 #define CGR_MINB 1          // CTAs an SM the launch bound asks for
 #define CGR_SPLITK 1
 #define CGR_GROUP 8
@@ -94,6 +95,9 @@ __device__ __forceinline__ float cgr_pre(float r, const float *x) { (void)x; ret
 __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; return r; }
 #endif
 
+#ifndef CGR_STREAM_EPI
+#define CGR_STREAM_EPI 1    // 1: C through shared memory, a warp a 512-byte row (16-byte stores); 0: gemm_epi.cuh's
+#endif                      //   store_tile from the fragments (8-byte stores, 8 rows a warp store: lab round 66's)
 #ifndef CGR_LAB_NO_MMA
 #define CGR_LAB_NO_MMA 0    // lab diagnostic (wrong results): no WGMMA issued
 #endif
@@ -134,12 +138,17 @@ using MmaOp = decltype(GMMA::ss_op_selector<half_t, half_t, float, Shape<_64, In
                                             GMMA::Major::MN>());
 using TiledMma = decltype(make_tiled_mma(MmaOp{}, Layout<Shape<Int<kWarpgroups>, _1, _1>>{}));
 
+// CGR_STREAM_EPI: a warpgroup's 64 x BN accumulators staged row by row, rows kEpiLd floats
+// apart (BN + 8: a warp's writes of 8 rows x 4 column pairs fall on 2 x 32 banks; 16-byte rows)
+constexpr bool kEpiStaged = CGR_STREAM_EPI != 0;
+constexpr int kEpiLd = kBN + 8;
 struct SharedStorage {
     alignas(1024) half_t a_big[kBM * kKP];
     alignas(1024) half_t a_small[kBM * kKP];
     alignas(1024) half_t b_big[kBN * kKP];
     alignas(1024) half_t b_small[kBN * kKP];
     float4 ring[kStages][kLoads * kThreads];  // thread t's vector i of a tile at [i * threads + t]
+    alignas(16) float epi[kWarpgroups][kEpiStaged ? 64 * kEpiLd : 1];  // CGR_STREAM_EPI: a warpgroup's 64 rows of C
     uint32_t wmax[kThreads / 32];  // the warps' largest |v| of a tile (as bits)
 };
 constexpr int kSmemBytes = int(sizeof(SharedStorage)) + 1024;  // + aligning the base
@@ -275,6 +284,51 @@ __device__ __forceinline__ float split_b(SharedStorage &s, const float4 (&v)[kLo
     return 1.f / sb;
 }
 
+// CGR_STREAM_EPI: C's tile through shared memory. Each thread puts its accumulators (times u)
+// at their places in its warpgroup's 64 x BN block; after the warpgroup's named barrier each
+// warp writes whole rows, 16 bytes a lane (512 contiguous bytes a warp store at BN 128),
+// finished with the epilogue's inputs there; a second barrier before the block is reused.
+// (store_tile's 8-byte stores touch 8 rows a warp store, 2^20 floats apart at level 1 #87:
+// its stores held the loop, ncu's source counters of lab round 66.)
+// Named barrier 1 + wg for warpgroup wg's 128 threads (constant ids: a barrier id in a
+// register makes ptxas reserve all 16 and cost registers).
+__device__ __forceinline__ void wg_barrier(int wg)
+{
+    switch (wg) {
+    case 0: asm volatile("bar.sync 1, 128;\n" ::); break;
+    case 1: asm volatile("bar.sync 2, 128;\n" ::); break;
+    case 2: asm volatile("bar.sync 3, 128;\n" ::); break;
+    default: asm volatile("bar.sync 4, 128;\n" ::); break;
+    }
+}
+
+template <class Acc, class Coord>
+__device__ __forceinline__ void store_staged(const Params &p, SharedStorage &s, const Acc &acc, const Coord &tCcC,
+                                             float u, int tn, int64_t row0)
+{
+    const int wg = int(threadIdx.x) / 128, t = int(threadIdx.x) % 128;
+    float *buf = s.epi[wg];
+    CUTE_UNROLL
+    for (int i = 0; i < size(acc); ++i)
+        buf[(get<0>(tCcC(i)) - 64 * wg) * kEpiLd + get<1>(tCcC(i)) - tn * kBN] = acc(i) * u;
+    wg_barrier(wg);
+    constexpr int kQ = kBN / 4;  // 16-byte vectors a row
+#pragma unroll 4  // (unrolled whole: 255 registers and spills)
+    for (int e = t; e < 64 * kQ; e += 128) {
+        const int r = e / kQ, q = e % kQ, m = 64 * wg + r, n = tn * kBN + 4 * q;
+        if (m < kM && n < kN) {  // (kN % 4 == 0: the whole vector)
+            const float4 v = *reinterpret_cast<const float4 *>(buf + r * kEpiLd + 4 * q);
+            float4 o;
+            o.x = finish(p, v.x, row0 + m, m, n);
+            o.y = finish(p, v.y, row0 + m, m, n + 1);
+            o.z = finish(p, v.z, row0 + m, m, n + 2);
+            o.w = finish(p, v.w, row0 + m, m, n + 3);
+            store_c(reinterpret_cast<float4 *>(p.out + (row0 + m) * kN + n), o);
+        }
+    }
+    wg_barrier(wg);  // read before the next tile's writes
+}
+
 __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_stream_kernel(const Params p)
 {
     extern __shared__ char smem_raw[];
@@ -340,11 +394,16 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_stream_kernel(const P
         warpgroup_wait<0>();
         warpgroup_fence_operand(acc);
         const float u = ua * ub;  // powers of two: exact
-        CUTE_UNROLL
-        for (int i = 0; i < size(acc); ++i)
-            acc(i) *= u;
-        if (!CGR_LAB_NO_STORE)
-            store_tile(p, acc, tCcC, int64_t(batch) * kM);
+        if constexpr (kEpiStaged) {
+            if (!CGR_LAB_NO_STORE)
+                store_staged(p, s, acc, tCcC, u, tn, int64_t(batch) * kM);
+        } else {
+            CUTE_UNROLL
+            for (int i = 0; i < size(acc); ++i)
+                acc(i) *= u;
+            if (!CGR_LAB_NO_STORE)
+                store_tile(p, acc, tCcC, int64_t(batch) * kM);
+        }
     }
 }
 #endif  // CGR_GEMM_EMULATE

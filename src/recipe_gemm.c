@@ -1245,7 +1245,8 @@ static int push_wgmma(recipe_params *out, int n, int max, const recipe_plan *p, 
 static int stream_smem(const recipe_gemm_params *t, int64_t k)
 {
     int64_t kp = cdiv(k, 64) * 64;
-    return (int)(4 * (t->bm + t->bn) * kp + 4 * t->stages * t->bn * k + 4 * (t->bm / 64) * 4 + 1024);
+    return (int)(4 * (t->bm + t->bn) * kp + 4 * t->stages * t->bn * k + 4 * t->bm * (t->bn + 8) +
+                 4 * (t->bm / 64) * 4 + 1024);
 }
 
 /*
@@ -1255,8 +1256,9 @@ static int stream_smem(const recipe_gemm_params *t, int64_t k)
  * SM. Level 1 #87 (a 1 x 1 convolution, y[b] = W @ x[b]: M 128, K 64, N 2^20 x 16):
  * mma.sync in 3xTF32 is held by its tensor cores there (H200: 5.07 ms, 59% of the bytes'
  * time), the WGMMA kernels that split first by the split's extra pass over x. BN 128 at
- * one CTA an SM with 4 tiles of B in the ring (BN 64 at two CTAs an SM with 3 was no faster:
- * lab round 65). Returns the new count.
+ * one CTA an SM, 2 tiles of B in the ring (4 were no faster, nor BN 64 at two CTAs an SM:
+ * lab round 65) and C staged in shared memory (CGR_STREAM_EPI: 4.600 ms against 6.663 with
+ * the fragments' stores, lab rounds 67-68). Returns the new count.
  */
 static int push_stream(recipe_params *out, int n, int max, const recipe_plan *p, const recipe_hw *hw, int bn)
 {
@@ -1268,7 +1270,7 @@ static int push_stream(recipe_params *out, int n, int max, const recipe_plan *p,
     memset(&t, 0, sizeof t);
     t.stream = 1;
     t.prec = RECIPE_GEMM_3XF16;
-    t.bm = (int)cdiv(g->m, 64) * 64, t.bn = bn, t.bk = 32, t.stages = bn <= 64 ? 3 : 4;
+    t.bm = (int)cdiv(g->m, 64) * 64, t.bn = bn, t.bk = 32, t.stages = 2;
     t.wm = t.bm / 64, t.wn = 1;
     t.split_k = 1;
     t.group = 8;
@@ -1400,6 +1402,9 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         ns++;
     }
     qsort(s, (size_t)ns, sizeof s[0], by_cost);
+    /* first where A is small and B long: the streaming kernel (push_stream; H100, lab round
+     * 68: level 1 #87 4.600 ms against mma.sync's 5.205) */
+    n = push_stream(out, n, max, p, hw, 128);
     /* first where the product is long against its operands: the WGMMA kernel in 3xFP16
      * with the operands split before it (presplit_first) */
     int before = n;
@@ -1415,11 +1420,6 @@ int recipe_gemm_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         n = push_params(out, n, max, &s[i].t, 32 * s[i].t.wm * s[i].t.wn);
         if (i == 0)
             n = push_split_chain(out, n, max, s, ns, g, p->r);
-        /* third where A is small and B long: the streaming kernel (push_stream), not first
-         * while it is slower than mma.sync (H100, lab rounds 64-65: level 1 #87 6.7 ms
-         * against 5.2) */
-        if (i == 1)
-            n = push_stream(out, n, max, p, hw, 128);
     }
     /* the cheapest again in 3xTF32 (no fp16 range to leave: never a second pass) */
     if (ns > 0 && s[0].t.prec == RECIPE_GEMM_3XF16) {
