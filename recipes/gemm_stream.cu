@@ -21,9 +21,9 @@
 // into big and small halves, K-major and 128-byte swizzled, with one scale for the whole
 // of A. B's tiles come in through a ring of STAGES fp32 tiles in shared memory, each
 // thread copying its own LOADS 16-byte vectors of a tile's K x BN block (cp.async; zeros
-// past N) STAGES - 1 tiles ahead, so that ~STAGES x 32 KB are in flight an SM (one tile
-// held in registers, the first form, left the loads' latency exposed: H100, lab round 64,
-// level 1 #87 6.68 ms against mma.sync's 5.16). Then, a tile at a time: every thread
+// past N) STAGES - 1 tiles ahead (one tile held in registers, the first form, and a ring of
+// four timed alike, H100 lab rounds 64-65: the stores were what held it, see store_staged;
+// two stages leave room for C's staging). Then, a tile at a time: every thread
 // reads back its own vectors (no barrier: its copies, its wait), finds their largest |v|,
 // the CTA the tile's (a warp max, a barrier), and writes v s as big and small
 // halves into the B stage, N-major and 128-byte swizzled (GMMA::Layout_MN_SW128_Atom: 64
@@ -31,8 +31,9 @@
 // barrier; then each warpgroup's WGMMAs, a_small b_big, a_big
 // b_small, a_big b_big (SS, m64 nBN k16) over K, chained into the accumulator (K <= 128:
 // tensor-core adds truncate, recipes/tf32_mma.cuh, negligible this short), waits, undoes the
-// two scales (exact) and stores through store_tile. One B stage is enough: the barrier
-// before a tile's split comes after every warpgroup's wait on the tile before.
+// two scales (exact) and stores C through shared memory (store_staged: whole rows, 16 bytes
+// a lane). One B stage is enough: the barrier before a tile's split comes after every
+// warpgroup's wait on the tile before.
 //
 // Accuracy: 3xFP16 as gemm_wgmma.cu's presplit with a scale a tile (CGR_TILE_SCALE): big
 // and small hold 11 significant bits each, values far below the tile's largest lose their
