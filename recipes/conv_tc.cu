@@ -390,20 +390,6 @@ __device__ __forceinline__ CStat cr_combine(CStat x, CStat y)
     }
 }
 
-// A row's partial combined across the quad of lanes holding its other columns (lanes 4q ..
-// 4q + 3, in mma.sync's m16n8 atoms and WGMMA's alike): every lane of the quad gets the row's.
-__device__ __forceinline__ CStat quad_combine(CStat st)
-{
-    CUTE_UNROLL
-    for (int o = 1; o <= 2; o *= 2) {
-        CStat other;
-        other.a = __shfl_xor_sync(0xffffffffu, st.a, o);
-        other.b = __shfl_xor_sync(0xffffffffu, st.b, o);
-        st = cr_combine(st, other);
-    }
-    return st;
-}
-
 __device__ __forceinline__ float cr_final(CStat x)
 {
     if constexpr (kChanRed == 2)
@@ -624,6 +610,22 @@ CUTE_HOST_DEVICE int64_t nhwc_phase_w_src(int phase, int co, int k)
 
 #ifndef CGR_CONV_EMULATE
 // ---------------------------------------------------------------- the kernel
+
+// (the host emulator, CGR_CONV_EMULATE, has no shuffles)
+// A row's partial combined across the quad of lanes holding its other columns (lanes 4q ..
+// 4q + 3, in mma.sync's m16n8 atoms and WGMMA's alike): every lane of the quad gets the row's.
+__device__ __forceinline__ CStat quad_combine(CStat st)
+{
+    CUTE_UNROLL
+    for (int o = 1; o <= 2; o *= 2) {
+        CStat other;
+        other.a = __shfl_xor_sync(0xffffffffu, st.a, o);
+        other.b = __shfl_xor_sync(0xffffffffu, st.b, o);
+        st = cr_combine(st, other);
+    }
+    return st;
+}
+
 #if !CGR_WGMMA  // (the Hopper kernel is below)
 
 // The channel reduction's epilogue (CGR_CHANRED): each thread's accumulators of a row
