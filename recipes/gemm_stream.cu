@@ -99,12 +99,6 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_STREAM_EPI
 #define CGR_STREAM_EPI 1    // 1: C through shared memory, a warp a 512-byte row (16-byte stores); 0: gemm_epi.cuh's
 #endif                      //   store_tile from the fragments (8-byte stores, 8 rows a warp store: lab round 66's)
-#ifndef CGR_LAB_NO_MMA
-#define CGR_LAB_NO_MMA 0    // lab diagnostic (wrong results): no WGMMA issued
-#endif
-#ifndef CGR_LAB_NO_STORE
-#define CGR_LAB_NO_STORE 0  // lab diagnostic (wrong results): C not stored
-#endif
 
 namespace cgr_gemm {
 
@@ -285,12 +279,6 @@ __device__ __forceinline__ float split_b(SharedStorage &s, const float4 (&v)[kLo
     return 1.f / sb;
 }
 
-// CGR_STREAM_EPI: C's tile through shared memory. Each thread puts its accumulators (times u)
-// at their places in its warpgroup's 64 x BN block; after the warpgroup's named barrier each
-// warp writes whole rows, 16 bytes a lane (512 contiguous bytes a warp store at BN 128),
-// finished with the epilogue's inputs there; a second barrier before the block is reused.
-// (store_tile's 8-byte stores touch 8 rows a warp store, 2^20 floats apart at level 1 #87:
-// its stores held the loop, ncu's source counters of lab round 66.)
 // Named barrier 1 + wg for warpgroup wg's 128 threads (constant ids: a barrier id in a
 // register makes ptxas reserve all 16 and cost registers).
 __device__ __forceinline__ void wg_barrier(int wg)
@@ -303,6 +291,12 @@ __device__ __forceinline__ void wg_barrier(int wg)
     }
 }
 
+// CGR_STREAM_EPI: C's tile through shared memory. Each thread puts its accumulators (times u)
+// at their places in its warpgroup's 64 x BN block; after the warpgroup's named barrier each
+// warp writes whole rows, 16 bytes a lane (512 contiguous bytes a warp store at BN 128),
+// finished with the epilogue's inputs there; a second barrier before the block is reused.
+// (store_tile's 8-byte stores touch 8 rows a warp store, 2^20 floats apart at level 1 #87:
+// its stores held the loop, ncu's source counters of lab round 66.)
 template <class Acc, class Coord>
 __device__ __forceinline__ void store_staged(const Params &p, SharedStorage &s, const Acc &acc, const Coord &tCcC,
                                              float u, int tn, int64_t row0)
@@ -385,7 +379,7 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_stream_kernel(const P
         warpgroup_fence_operand(acc);
         warpgroup_arrive();
         CUTE_UNROLL
-        for (int kb = 0; kb < (CGR_LAB_NO_MMA ? 0 : kKBlocks); ++kb) {
+        for (int kb = 0; kb < kKBlocks; ++kb) {
             gemm(mma, rAs(_, _, kb), rBb(_, _, kb), acc);
             mma.accumulate_ = GMMA::ScaleOut::One;
             gemm(mma, rAb(_, _, kb), rBs(_, _, kb), acc);
@@ -396,14 +390,12 @@ __global__ void __launch_bounds__(kThreads, CGR_MINB) gemm_stream_kernel(const P
         warpgroup_fence_operand(acc);
         const float u = ua * ub;  // powers of two: exact
         if constexpr (kEpiStaged) {
-            if (!CGR_LAB_NO_STORE)
-                store_staged(p, s, acc, tCcC, u, tn, int64_t(batch) * kM);
+            store_staged(p, s, acc, tCcC, u, tn, int64_t(batch) * kM);
         } else {
             CUTE_UNROLL
             for (int i = 0; i < size(acc); ++i)
                 acc(i) *= u;
-            if (!CGR_LAB_NO_STORE)
-                store_tile(p, acc, tCcC, int64_t(batch) * kM);
+            store_tile(p, acc, tCcC, int64_t(batch) * kM);
         }
     }
 }
