@@ -25,7 +25,6 @@
 // Named parameters (CGR_*): the generator (src/recipe_gemm.c) writes them in place of the
 // `recipe:params` line; the defaults make this file compile on its own (2048 x 1048576).
 #include <cutegen/abi.h>
-#include <cute/tensor.hpp>
 #include <type_traits>
 #include "ops.cuh"  // recipe:inline
 

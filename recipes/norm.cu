@@ -70,7 +70,9 @@
 // the defaults make this file compile on its own (LayerNorm without affine over rows of
 // 4096 floats, a CTA a row holding the row in registers).
 #include <cutegen/abi.h>
-#include <cute/tensor.hpp>
+#include <cute/config.hpp>             // CUTE_UNROLL
+#include <cute/arch/cluster_sm90.hpp>  // cluster_arrive, cluster_wait (no CuTe tensor here: cute/tensor.hpp
+                                       // would cost seconds a build, docs/build.md)
 #include <cooperative_groups.h>
 #include <type_traits>
 #include <utility>

@@ -19,7 +19,8 @@
 // Named parameters (CGR_*): the generator (src/recipe_gen.c) writes them in place of the
 // `recipe:params` line below; the defaults make this file compile on its own (y = relu(x)).
 #include <cutegen/abi.h>
-#include <cute/tensor.hpp>
+#include <cute/tensor_impl.hpp>  // make_tensor, layouts: CuTe's algorithms and atoms (cute/tensor.hpp) would
+                                 // double the build (docs/build.md)
 #include <type_traits>
 #include "ops.cuh"  // recipe:inline
 

@@ -37,7 +37,8 @@
 // cgr_pool::emulate() runs the same tile code on the host, CTA after CTA, for the
 // emulation test (tests/cli/t0702-recipe-pool-emu.sh).
 #include <cutegen/abi.h>
-#include <cute/tensor.hpp>
+#include <cute/tensor_impl.hpp>  // tensors, layouts: CuTe's algorithms and atoms (cute/tensor.hpp) would
+                                 // double the build (docs/build.md)
 #include <type_traits>
 #include <cstdint>
 #include "ops.cuh"  // recipe:inline

@@ -22,7 +22,7 @@
 // Named parameters (CGR_*) are written by src/recipe_gen.c in place of `recipe:params`;
 // the defaults make this file compile on its own (softmax over the last dim of 128x4096).
 #include <cutegen/abi.h>
-#include <cute/tensor.hpp>
+#include <cute/config.hpp>  // CUTE_UNROLL only: cute/tensor.hpp costs seconds a build (docs/build.md)
 #include <type_traits>
 #include <cstdint>
 #include "ops.cuh"  // recipe:inline

@@ -23,7 +23,7 @@
 // `recipe:params`; the defaults make this file compile on its own (cross-entropy over
 // 4096 rows of 1000 classes, mean).
 #include <cutegen/abi.h>
-#include <cute/tensor.hpp>
+#include <cute/config.hpp>  // CUTE_UNROLL only: cute/tensor.hpp costs seconds a build (docs/build.md)
 #include <cstdint>
 #include "ops.cuh"  // recipe:inline
 

@@ -24,7 +24,9 @@
 #error "recipes/softmax_cluster.cu needs sm_90 or newer (thread-block clusters): use a reduce.cu variant"
 #endif
 #include <cutegen/abi.h>
-#include <cute/tensor.hpp>
+#include <cute/config.hpp>             // CUTE_UNROLL
+#include <cute/arch/cluster_sm90.hpp>  // cluster_arrive, cluster_wait (no CuTe tensor here: cute/tensor.hpp
+                                       // would cost seconds a build, docs/build.md)
 #include <cooperative_groups.h>
 #include <type_traits>
 #include <cstdint>
