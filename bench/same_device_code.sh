@@ -7,8 +7,9 @@
 # DIFFERENT (with the first lines of the diff) or FAILED (a build that failed, its errors);
 # exits 1 if any is not the same. For changes that should move code between nvcc's host
 # and device passes, or tidy a template, without touching what runs on the GPU. WHOLE=1
-# also builds both sources as the worker gets them (`cutegen build`, cold) and prints the
-# seconds each took (JOBS=1 for timings that do not compete for cores).
+# also builds both sources as the worker gets them (`cutegen build`, cold), prints the
+# seconds each took (JOBS=1 for timings that do not compete for cores) and compares the
+# host code of their cg_forward (objdump, addresses left out).
 #
 #   REV=HEAD~1 JOBS=2 WHOLE=1 bench/same_device_code.sh [FIXTURE...]   (FIXTURE: a path under
 #   tests/data/recipe/ without .json, e.g. matmul or conv/l2_17_Conv2d_InstanceNorm_Divide)
@@ -86,6 +87,15 @@ for n in $(cut -d' ' -f1 "$tmp/jobs" | sort -u); do
       echo "$n: FAILED ($s whole build): $(cat "$tmp/$n.$s.whole.json" "$tmp/$n.$s.whole.log" | head -3 | tr '\n' ' ')"; bad=1; continue 2
     done
     whole="; whole build $(printf %.1f "$(cat "$tmp/$n.old.secs")") s -> $(printf %.1f "$(cat "$tmp/$n.new.secs")") s"
+    for s in old new; do  # cg_forward's host code, addresses left out
+      so=$(sed -n 's/.*"so":"\([^"]*\)".*/\1/p' "$tmp/$n.$s.whole.json")
+      objdump -d --no-addresses --no-show-raw-insn --disassemble=cg_forward "$so" 2>/dev/null |
+        grep -v -e '^/' -e 'file format' -e '^$' -e '^Disassembly' |
+        sed 's/<[^>]*>//g; s/0x[0-9a-f]*//g; s/ [0-9a-f]\{3,\} / /g' >"$tmp/$n.$s.host"
+    done
+    if [ ! -s "$tmp/$n.new.host" ]; then whole="$whole; cg_forward not disassembled (objdump)"
+    elif cmp -s "$tmp/$n.old.host" "$tmp/$n.new.host"; then whole="$whole; cg_forward the same"
+    else whole="$whole; cg_forward DIFFERENT"; bad=1; fi
   fi
   if cmp -s "$tmp/$n.old.sass" "$tmp/$n.new.sass"; then
     echo "$n: same ($(grep -c 'Function :' "$tmp/$n.new.sass") kernels, $(wc -l <"$tmp/$n.new.sass") SASS lines$whole)"
