@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # bench/same_device_code.sh: whether a change to recipes/ left the device code alone.
 # For each fixture of tests/data/recipe/ named (or, with none named, a few of every
-# template), generates variant 0 (FIXTURE@K: variant K) with the templates of REV (default HEAD) and with those
-# of the working tree, builds both for sm_90a as cubins (nvcc -cubin: the device half
-# of a build) and compares their SASS (cuobjdump -sass). Prints a line a fixture: same,
-# DIFFERENT (with the first lines of the diff) or FAILED (a build that failed, its errors);
-# exits 1 if any is not the same. For changes that should move code between nvcc's host
+# template), generates variant 0 (FIXTURE@K: variant K) with the templates of REV
+# (default HEAD) and with those of the working tree, builds both for sm_90a as cubins
+# (nvcc -cubin: the device half of a build) and compares their SASS (cuobjdump -sass).
+# Prints a line a fixture: same, DIFFERENT (with the first lines of the diff) or FAILED
+# (no such fixture, not covered, or a build that failed, with its errors); exits 1 if any
+# is not the same. For changes that should move code between nvcc's host
 # and device passes, or tidy a template, without touching what runs on the GPU. WHOLE=1
 # also builds both sources as the worker gets them (`cutegen build`, cold), prints the
 # seconds each took (JOBS=1 for timings that do not compete for cores) and compares the
@@ -47,16 +48,17 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/base"
 git archive "$REV" recipes | tar -x -C "$tmp/base" || { echo "same_device_code: no recipes/ at $REV" >&2; exit 2; }
 
+bad=0
 : >"$tmp/jobs"
 for f in "${fixtures[@]}"; do
   v=0
   case $f in *@*) v=${f#*@}; f=${f%@*} ;; esac
   spec=tests/data/recipe/$f.json
-  [ -f "$spec" ] || { echo "$f: no such fixture ($spec)"; continue; }
+  [ -f "$spec" ] || { echo "$f: FAILED: no such fixture ($spec)"; bad=1; continue; }
   n=$(echo "$f" | tr / _)@$v
   if ! "$CG" recipe --spec "$spec" --variant "$v" --recipes "$tmp/base/recipes" --out "$tmp/$n.old.cu" >"$tmp/$n.err" 2>&1 ||
      ! "$CG" recipe --spec "$spec" --variant "$v" --out "$tmp/$n.new.cu" >>"$tmp/$n.err" 2>&1; then
-    echo "$f: FAILED to generate: $(head -2 "$tmp/$n.err" | tr '\n' ' ')"; continue
+    echo "$f: FAILED to generate: $(head -2 "$tmp/$n.err" | tr '\n' ' ')"; bad=1; continue
   fi
   echo "$n old" >>"$tmp/jobs"; echo "$n new" >>"$tmp/jobs"
 done
@@ -73,7 +75,6 @@ fi
 EOS
 xargs -P "$JOBS" -L 1 bash "$tmp/build.sh" <"$tmp/jobs"
 
-bad=0
 for n in $(cut -d' ' -f1 "$tmp/jobs" | sort -u); do
   for s in old new; do
     if [ ! -s "$tmp/$n.$s.sass" ]; then
@@ -100,7 +101,7 @@ for n in $(cut -d' ' -f1 "$tmp/jobs" | sort -u); do
   if cmp -s "$tmp/$n.old.sass" "$tmp/$n.new.sass"; then
     echo "$n: same ($(grep -c 'Function :' "$tmp/$n.new.sass") kernels, $(wc -l <"$tmp/$n.new.sass") SASS lines$whole)"
   else
-    echo "$n: DIFFERENT"; diff "$tmp/$n.old.sass" "$tmp/$n.new.sass" | head -6 | sed 's/^/  /'; bad=1
+    echo "$n: DIFFERENT${whole:+ (${whole#; })}"; diff "$tmp/$n.old.sass" "$tmp/$n.new.sass" | head -6 | sed 's/^/  /'; bad=1
   fi
 done
 exit $bad
