@@ -31,9 +31,9 @@ if [ -z "$cutlass" ]; then
 fi
 [ -x "$CG" ] || { echo "same_device_code: no $CG (build first, or set CG)" >&2; exit 2; }
 CG=$(cd "$(dirname "$CG")" && pwd)/$(basename "$CG")
-[ -x "$nvcc" ] || { echo "same_device_code: nvcc not found" >&2; exit 2; }
+[ -x "$nvcc" ] || { echo "same_device_code: nvcc not found (install the CUDA toolkit, or put its bin/ on PATH)" >&2; exit 2; }
 [ -n "$cuobjdump" ] || { echo "same_device_code: cuobjdump not found (pip install nvidia-cuda-cuobjdump==13.5.37 nvidia-cuda-nvdisasm==13.5.37)" >&2; exit 2; }
-[ -d "$cutlass/cute" ] || { echo "same_device_code: CUTLASS headers not found (set CUTLASS_DIR)" >&2; exit 2; }
+[ -d "$cutlass/cute" ] || { echo "same_device_code: CUTLASS headers not found (set CUTLASS_DIR, or run scripts/setup.sh: it installs nvidia-cutlass)" >&2; exit 2; }
 
 fixtures=("$@")
 if [ ${#fixtures[@]} -eq 0 ]; then
