@@ -79,7 +79,8 @@ done
 # regex is matched against the kernel's demangled name, template arguments and parameters
 # included ("presplit_kernel<1>" picks one instantiation; "rows_ring" any; session 24's
 # "presplit_kernel.1" matched nothing: without --kernel-name-base demangled ncu matches the
-# bare function name), and ncu lists the kernels it saw when none matched.
+# bare function name), and ncu lists the kernels it saw when none matched. NCU_ARGS: more of
+# ncu's options after the sections ("--section SourceCounters --page source --print-source sass").
 for item in ${NCU:-}; do
   IFS=: read -r t so re <<<"$item"
   [ "$(left)" -gt 90 ] || { echo "gpu_session: no time left for ncu on $so"; break; }
@@ -88,7 +89,7 @@ for item in ${NCU:-}; do
   name=ncu-$(basename "$(dirname "$so")")-$(basename "$so" .so)
   mkdir -p "$W/ncu"
   timeout "${NCU_T:-90}" ncu --kernel-name-base demangled --kernel-name "regex:${re:-.}" --launch-count 1 --section SpeedOfLight \
-    --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats \
+    --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats ${NCU_ARGS:-} \
     python3 bench/variant_lab.py --task "$task" --rounds 1 --iters 1 --warmup 0 "$so" >"$W/ncu/$name.txt" 2>&1
   echo "ncu $so (rc $?, $(left) s left):"
   grep -E "Duration|DRAM Throughput|Memory Throughput|L2 Hit|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" \

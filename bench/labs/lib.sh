@@ -12,7 +12,7 @@ b() {
 }
 #   listed SPEC PATTERN: the first variant of SPEC whose `cutegen recipe --list` line
 #     contains PATTERN ("gemm wgmma"): for b's VARIANT where the list order may change
-listed() { build/cutegen recipe --spec "$1" --list | grep "^variant [0-9]*: .*$2" | head -1 | sed 's/^variant \([0-9]*\):.*/\1/'; }
+listed() { "${CG:-build/cutegen}" recipe --spec "$1" --list | grep "^variant [0-9]*: .*$2" | head -1 | sed 's/^variant \([0-9]*\):.*/\1/'; }
 def() { echo "s/^#define CGR_$1 [0-9]*\\( .*\\)\\?\$/#define CGR_$1 $2/"; }
 #   p DIR TASK SPEC VARIANT NAME [EDIT...]: b in the background, unless OUT/DIR/NAME.so is
 #     already there, at most JOBS (default: the cores) at once; `wait` after the last
