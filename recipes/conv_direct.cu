@@ -26,6 +26,10 @@
 // a shared tile at its pixel's place in the chunk ([CO_T][THREADS]; a warp's lanes SW apart,
 // conflict-free for odd SW), and after a barrier thread t writes the chunk's t-th pixel of
 // each channel, the epilogue applied there: whole 128-byte rows a warp.
+// With CGR_DIRECT_PIX 2 (lab form) a thread sums two pixels of its row, one chunk apart: the
+// same phases, so the same taps and weights; each float4 of weights read serves 8 products
+// instead of 4 (at 16 channels a thread, the shared-memory reads otherwise keep pace with the
+// FMAs), and x loads two a (tap, ci). A pixel whose tap falls outside x reads a zero.
 //
 // Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
 // line; the defaults make this file compile on its own (a small transposed convolution of
@@ -80,6 +84,9 @@ __device__ __forceinline__ float cgr_epi(float r, const float *x) { (void)x; ret
 #ifndef CGR_DIRECT_STAGE
 #define CGR_DIRECT_STAGE 0
 #endif
+#ifndef CGR_DIRECT_PIX
+#define CGR_DIRECT_PIX 1
+#endif
 
 #ifdef CGR_DIRECT_EMULATE
 #define CGR_DX  // the index math on the host
@@ -105,10 +112,13 @@ constexpr int kCoBlocks = kCoutG / kCoT;
 constexpr int kRow = kCoT + 4;  // floats of a (ci, tap) row of ws
 constexpr int kWsFloats = kCinG * kTaps * kRow;
 constexpr bool kStage = CGR_DIRECT_STAGE != 0;
-constexpr int kTileFloats = kStage ? kCoT * kThreads : 0;  // CGR_DIRECT_STAGE: the sums' tile
+constexpr int kPix = CGR_DIRECT_PIX;                              // pixels a thread, a chunk apart
+constexpr int kTilePlaces = kPix * kThreads;                      // a CTA's pixels
+constexpr int kTileFloats = kStage ? kCoT * kTilePlaces : 0;      // CGR_DIRECT_STAGE: the sums' tile
 constexpr int kSmem = (kWsFloats + kTileFloats) * int(sizeof(float));
 constexpr int kChunk = 32 * kSW;                                   // outputs of a row a chunk
-constexpr int kRowJ = (kOW + kChunk - 1) / kChunk * kChunk;           // a row's threads, whole chunks
+constexpr int kSpan = kPix * kChunk;                               // outputs of a row a chunk's threads take
+constexpr int kRowJ = (kOW + kSpan - 1) / kSpan * kChunk;          // a row's threads, whole chunks
 constexpr int64_t kPlaneJ = int64_t(kOD) * kOH * kRowJ;               // threads a plane
 constexpr int64_t kPixBlocks = (kPlaneJ + int64_t(kThreads) * kIters - 1) / (int64_t(kThreads) * kIters);
 constexpr int kNin = CGR_NIN;
@@ -118,6 +128,7 @@ static_assert(kCoT % 4 == 0 && kCoutG % kCoT == 0, "a group's channels in blocks
 static_assert(kSmem <= 200 * 1024, "a channel block's weights fit shared memory");
 static_assert(int64_t(kNb) * kG * kCoBlocks < 65536 && kPixBlocks < (int64_t(1) << 31), "grid limits");
 static_assert(!kStage || kThreads % kChunk == 0, "staged stores: a CTA holds whole chunks");
+static_assert(kPix == 1 || kPix == 2, "CGR_DIRECT_PIX: one or two pixels a thread");
 
 // The input coordinate that output coordinate o reads through tap k along a dim of input
 // extent I, stride S, padding P, dilation D, or -1: o is not on the stride's grid from that
@@ -147,38 +158,46 @@ CGR_DX __forceinline__ int64_t w_src(int g, int cb, int ci, int tap, int co)
 
 CGR_DX __forceinline__ int ws_index(int ci, int tap, int co) { return (ci * kTaps + tap) * kRow + co; }
 
-// The output pixel of thread j of a plane (see the top); false past the row's end.
+// The (first) output pixel of thread j of a plane (see the top); false past the row's end.
+// With CGR_DIRECT_PIX 2 its second pixel is kChunk further along the row (ow + kChunk,
+// perhaps past the row's end: summed, not stored).
 CGR_DX __forceinline__ bool pixel_of(int64_t j, int &od, int &oh, int &ow)
 {
     const int64_t row = j / kRowJ;
     const int jj = int(j - row * kRowJ);
     od = int(row / kOH);
     oh = int(row - int64_t(od) * kOH);
-    ow = jj / kChunk * kChunk + (jj / 32) % kSW + kSW * (jj % 32);
+    ow = jj / kChunk * kSpan + (jj / 32) % kSW + kSW * (jj % 32);
     return ow < kOW;
 }
 
-// CGR_DIRECT_STAGE: where thread t of a CTA puts its sums in the tile (its pixel's place in
-// its chunk), and the pixel the CTA's thread t stores from tile place t: the chunk's t-th
-// (false past the plane or the row; j0 is the CTA's first thread's j).
-CGR_DX __forceinline__ int tile_place(int t) { return t / kChunk * kChunk + (t / 32) % kSW + kSW * (t % 32); }
-CGR_DX __forceinline__ bool stored_pixel(int64_t j0, int t, int &od, int &oh, int &ow)
+// CGR_DIRECT_STAGE: where thread t of a CTA puts the sums of its pixel q in the tile (that
+// pixel's place among its chunks' kSpan), and the pixel the CTA stores from tile place e
+// (0 .. kTilePlaces - 1): its chunks' e-th (false past the plane or the row; j0 is the CTA's
+// first thread's j).
+CGR_DX __forceinline__ int tile_place(int t, int q = 0)
 {
-    const int64_t jc = j0 + t / kChunk * kChunk;  // the chunk's first thread: its first pixel
+    return t / kChunk * kSpan + q * kChunk + (t / 32) % kSW + kSW * (t % 32);
+}
+CGR_DX __forceinline__ bool stored_pixel(int64_t j0, int e, int &od, int &oh, int &ow)
+{
+    const int64_t jc = j0 + e / kSpan * kChunk;  // the chunk's first thread: its first pixel
     if (jc >= kPlaneJ || !pixel_of(jc, od, oh, ow))
         return false;
-    ow += t % kChunk;
+    ow += e % kSpan;
     return ow < kOW;
 }
 
-// acc[co] = the sums of output pixel (od, oh, ow) for the staged channel block; X points at
-// x[nb, g * CIN_G] (the group's first input plane).
+// acc[q][co] = the sums of output pixel (od, oh, ow + q kChunk) for the staged channel block;
+// X points at x[nb, g * CIN_G] (the group's first input plane).
 CGR_DX __forceinline__ void pixel_sums(const float *__restrict__ X, const float *ws, int od, int oh, int ow,
-                                       float (&acc)[kCoT])
+                                       float (&acc)[kPix][kCoT])
 {
 #pragma unroll
-    for (int co = 0; co < kCoT; ++co)
-        acc[co] = 0.f;
+    for (int q = 0; q < kPix; ++q)
+#pragma unroll
+        for (int co = 0; co < kCoT; ++co)
+            acc[q][co] = 0.f;
 #pragma unroll
     for (int kd = 0; kd < kKD; ++kd) {
         const int id = tap_in<kID, kSD, kPD, kDD>(od, kd);
@@ -191,22 +210,36 @@ CGR_DX __forceinline__ void pixel_sums(const float *__restrict__ X, const float 
                 continue;
 #pragma unroll
             for (int kw = 0; kw < kKW; ++kw) {
-                const int iw = tap_in<kIW, kSW, kPW, kDW>(ow, kw);
-                if (iw < 0)
+                // the pixels share the tap's phase (a chunk, 32 SW, apart); only the ends of x
+                // differ: a pixel whose input is past them reads zeros
+                int iw[kPix];
+                bool any = false;
+#pragma unroll
+                for (int q = 0; q < kPix; ++q) {
+                    iw[q] = tap_in<kIW, kSW, kPW, kDW>(ow + q * kChunk, kw);
+                    any = any || iw[q] >= 0;
+                }
+                if (!any)
                     continue;
-                const float *xp = X + (int64_t(id) * kIH + ih) * kIW + iw;
+                const float *xrow = X + (int64_t(id) * kIH + ih) * kIW;
                 const float4 *wt = reinterpret_cast<const float4 *>(ws + ws_index(0, (kd * kKH + kh) * kKW + kw, 0));
 #pragma unroll 4
                 for (int ci = 0; ci < kCinG; ++ci) {
-                    const float v = __ldg(xp + ci * kPlaneIn);
+                    float v[kPix];
+#pragma unroll
+                    for (int q = 0; q < kPix; ++q)
+                        v[q] = iw[q] >= 0 ? __ldg(xrow + ci * kPlaneIn + iw[q]) : 0.f;
                     const float4 *w4 = wt + ci * (kTaps * kRow / 4);
 #pragma unroll
-                    for (int q = 0; q < kCoT / 4; ++q) {
-                        const float4 w = w4[q];
-                        acc[4 * q] = fmaf(v, w.x, acc[4 * q]);
-                        acc[4 * q + 1] = fmaf(v, w.y, acc[4 * q + 1]);
-                        acc[4 * q + 2] = fmaf(v, w.z, acc[4 * q + 2]);
-                        acc[4 * q + 3] = fmaf(v, w.w, acc[4 * q + 3]);
+                    for (int c4 = 0; c4 < kCoT / 4; ++c4) {
+                        const float4 w = w4[c4];
+#pragma unroll
+                        for (int q = 0; q < kPix; ++q) {
+                            acc[q][4 * c4] = fmaf(v[q], w.x, acc[q][4 * c4]);
+                            acc[q][4 * c4 + 1] = fmaf(v[q], w.y, acc[q][4 * c4 + 1]);
+                            acc[q][4 * c4 + 2] = fmaf(v[q], w.z, acc[q][4 * c4 + 2]);
+                            acc[q][4 * c4 + 3] = fmaf(v[q], w.w, acc[q][4 * c4 + 3]);
+                        }
                     }
                 }
             }
@@ -267,23 +300,33 @@ __global__ void __launch_bounds__(kThreads) direct_kernel(const Params p)
             return;  // the whole CTA: j0 is the same for all its threads
         int od, oh, ow;
         const bool mine = j < kPlaneJ && pixel_of(j, od, oh, ow);
-        float acc[kCoT];
+        float acc[kPix][kCoT];
         if (mine)
             pixel_sums(X, ws, od, oh, ow, acc);
         if constexpr (kStage) {
             float *tile = ws + kWsFloats;
             if (mine) {
-                const int at = tile_place(int(threadIdx.x));
 #pragma unroll
-                for (int co = 0; co < kCoT; ++co)
-                    tile[co * kThreads + at] = acc[co];
+                for (int q = 0; q < kPix; ++q) {
+                    const int at = tile_place(int(threadIdx.x), q);
+#pragma unroll
+                    for (int co = 0; co < kCoT; ++co)
+                        tile[co * kTilePlaces + at] = acc[q][co];
+                }
             }
             __syncthreads();
-            if (stored_pixel(j0, int(threadIdx.x), od, oh, ow))
-                store_pixel(od, oh, ow, [&](int co) { return tile[co * kThreads + threadIdx.x]; });
+#pragma unroll
+            for (int q = 0; q < kPix; ++q) {
+                const int e = q * kThreads + int(threadIdx.x);
+                if (stored_pixel(j0, e, od, oh, ow))
+                    store_pixel(od, oh, ow, [&](int co) { return tile[co * kTilePlaces + e]; });
+            }
             __syncthreads();  // the tile is read: the next pixel block may overwrite it
         } else if (mine) {
-            store_pixel(od, oh, ow, [&](int co) { return acc[co]; });
+#pragma unroll
+            for (int q = 0; q < kPix; ++q)
+                if (ow + q * kChunk < kOW)
+                    store_pixel(od, oh, ow + q * kChunk, [&](int co) { return acc[q][co]; });
         }
     }
 }

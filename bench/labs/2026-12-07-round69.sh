@@ -6,10 +6,13 @@
 # 1.988); the staging made #79 (48 products) 1.56x faster and #81 3.4x (lab round 60).
 # Forms: wgmma (variant 0, the generator's first; also the target of ncu in the call),
 # direct-16 (the generator's direct form: 128 threads, 16 channels a thread, staged), direct-8
-# (8 channels a thread: 41 KB of weights, five CTAs an SM instead of three).
+# (8 channels a thread: 41 KB of weights, five CTAs an SM instead of three), and both with two
+# pixels a thread a chunk apart (CGR_DIRECT_PIX 2, session 36: a float4 of weights read from
+# shared memory serves 8 products instead of 4).
 # Predictions (H100, kernel ms): #73 wgmma 3.3-3.5, direct-16 2.6-3.4, direct-8 within 10% of
 # direct-16 (still below eager's ~2.05: the FMAs are 0.95 ms at the CUDA cores' peak and a
-# thread's 16 FMAs take four shared-memory loads); #77 wgmma ~2.0, direct 3.0-3.8. All correct.
+# thread's 16 FMAs take four shared-memory loads); the pix2 forms 15-35% faster than their
+# one-pixel twins (#73 direct-16-pix2 1.9-2.6); #77 wgmma ~2.0, direct 3.0-3.8. All correct.
 # The generator offers the direct kernel only up to RECIPE_CONV_DIRECT_SECOND (64) products:
 # this round builds its own generator with 128 there (LABCG, default .deps/labcg) unless CG
 # names one. OUT default .deps/lab69.
@@ -34,6 +37,8 @@ for t in level1/73 level1/77; do
   lab_task "$t" ct "conv direct" || continue
   p "$d" "$t" "$spec" "$w" direct-16
   p "$d" "$t" "$spec" "$w" direct-8 "$(def CO_T 8)"
+  p "$d" "$t" "$spec" "$w" direct-16-pix2 "CGR_DIRECT_PIX 2"
+  p "$d" "$t" "$spec" "$w" direct-8-pix2 "$(def CO_T 8)" "CGR_DIRECT_PIX 2"
 done
 wait
 ls "$OUT"/*/*.so

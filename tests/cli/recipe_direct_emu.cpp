@@ -4,9 +4,9 @@
 // (stage_slot, w_src, ws_index: every slot of a channel block written once), then every
 // output pixel of every (nb, group, channel block) summed by the template's own pixel_sums
 // (tap_in's taps, the x offsets, the ws rows), before the epilogue, the pixels taken in the
-// kernel's order (pixel_of: each thread of a plane its pixel, every pixel once); with
-// CGR_DIRECT_STAGE the CTAs' tiles too (tile_place, stored_pixel: every output stored once,
-// the value its thread summed).
+// kernel's order (pixel_of: each thread of a plane its pixel, or its CGR_DIRECT_PIX pixels a
+// chunk apart, every pixel once); with CGR_DIRECT_STAGE the CTAs' tiles too (tile_place,
+// stored_pixel: every output stored once, the value its thread summed).
 // The reference: the transposed convolution by PyTorch's definition (y[o] += x[i] w[ci, co, k]
 // for o = i*S - P + k*D), every (o, k) tried.
 //
@@ -97,21 +97,26 @@ int main()
                 }
                 const float *X = x.data() + (int64_t(nb) * kCin + int64_t(g) * kCinG) * kPlaneIn;
                 for (int64_t j = 0; j < kPlaneJ; ++j) {
-                    int od, oh, ow;
-                    if (!pixel_of(j, od, oh, ow))
+                    int od, oh, ow0;
+                    if (!pixel_of(j, od, oh, ow0))
                         continue;
-                    const int64_t pix = (int64_t(od) * kOH + oh) * kOW + ow;
-                    if (od < 0 || od >= kOD || oh < 0 || oh >= kOH || ow < 0 ||
-                        !std::isnan(y[(int64_t(nb) * kCout + g * kCoutG + cb * kCoT) * kPlaneOut + pix])) {
-                        std::printf("thread %lld: pixel (%d, %d, %d) outside the plane or taken twice\n", (long long)j, od,
-                                    oh, ow);
-                        return 1;
-                    }
-                    float acc[kCoT];
-                    pixel_sums(X, ws.data(), od, oh, ow, acc);
-                    for (int co = 0; co < kCoT; ++co) {
-                        const int c = g * kCoutG + cb * kCoT + co;
-                        y[(int64_t(nb) * kCout + c) * kPlaneOut + pix] = acc[co];
+                    float acc[kPix][kCoT];
+                    pixel_sums(X, ws.data(), od, oh, ow0, acc);
+                    for (int q = 0; q < kPix; ++q) {
+                        const int ow = ow0 + q * kChunk;
+                        if (q > 0 && ow >= kOW)
+                            continue;  // past the row's end: summed, not stored
+                        const int64_t pix = (int64_t(od) * kOH + oh) * kOW + ow;
+                        if (od < 0 || od >= kOD || oh < 0 || oh >= kOH || ow < 0 || ow >= kOW ||
+                            !std::isnan(y[(int64_t(nb) * kCout + g * kCoutG + cb * kCoT) * kPlaneOut + pix])) {
+                            std::printf("thread %lld: pixel %d (%d, %d, %d) outside the plane or taken twice\n",
+                                        (long long)j, q, od, oh, ow);
+                            return 1;
+                        }
+                        for (int co = 0; co < kCoT; ++co) {
+                            const int c = g * kCoutG + cb * kCoT + co;
+                            y[(int64_t(nb) * kCout + c) * kPlaneOut + pix] = acc[q][co];
+                        }
                     }
                 }
             }
@@ -125,32 +130,37 @@ int main()
                     for (int64_t j0 = 0; j0 < kPlaneJ; j0 += kThreads) {
                         std::fill(tile.begin(), tile.end(), NAN);
                         for (int t = 0; t < kThreads; ++t) {
-                            int od, oh, ow;
-                            if (j0 + t >= kPlaneJ || !pixel_of(j0 + t, od, oh, ow))
+                            int od, oh, ow0;
+                            if (j0 + t >= kPlaneJ || !pixel_of(j0 + t, od, oh, ow0))
                                 continue;
-                            const int at = tile_place(t);
-                            for (int co = 0; co < kCoT; ++co) {
-                                const int c = g * kCoutG + cb * kCoT + co;
-                                if (at < 0 || at >= kThreads || !std::isnan(tile[co * kThreads + at])) {
-                                    std::printf("staged: thread %d's tile place %d out of range or taken twice\n", t, at);
-                                    return 1;
+                            for (int q = 0; q < kPix; ++q) {
+                                const int ow = ow0 + q * kChunk, at = tile_place(t, q);
+                                if (ow >= kOW)
+                                    continue;  // its sums are in the tile in the kernel too: never stored
+                                for (int co = 0; co < kCoT; ++co) {
+                                    const int c = g * kCoutG + cb * kCoT + co;
+                                    if (at < 0 || at >= kTilePlaces || !std::isnan(tile[co * kTilePlaces + at])) {
+                                        std::printf("staged: thread %d's tile place %d out of range or taken twice\n", t, at);
+                                        return 1;
+                                    }
+                                    tile[co * kTilePlaces + at] =
+                                        y[(int64_t(nb) * kCout + c) * kPlaneOut + (int64_t(od) * kOH + oh) * kOW + ow];
                                 }
-                                tile[co * kThreads + at] = y[(int64_t(nb) * kCout + c) * kPlaneOut + (int64_t(od) * kOH + oh) * kOW + ow];
                             }
                         }
-                        for (int t = 0; t < kThreads; ++t) {
+                        for (int t = 0; t < kTilePlaces; ++t) {
                             int od, oh, ow;
                             if (!stored_pixel(j0, t, od, oh, ow))
                                 continue;
                             for (int co = 0; co < kCoT; ++co) {
                                 const int64_t yi = (int64_t(nb) * kCout + g * kCoutG + cb * kCoT + co) * kPlaneOut +
                                                    (int64_t(od) * kOH + oh) * kOW + ow;
-                                if (!std::isnan(ys[yi]) || std::isnan(tile[co * kThreads + t])) {
+                                if (!std::isnan(ys[yi]) || std::isnan(tile[co * kTilePlaces + t])) {
                                     std::printf("staged: thread %d stores pixel (%d, %d, %d) twice or from an empty place\n", t,
                                                 od, oh, ow);
                                     return 1;
                                 }
-                                ys[yi] = tile[co * kThreads + t];
+                                ys[yi] = tile[co * kTilePlaces + t];
                             }
                         }
                     }
@@ -172,7 +182,7 @@ int main()
         std::printf("%d of %lld outputs wrong\n", bad, (long long)ny);
         return 1;
     }
-    std::printf("all %lld outputs match (%d with taps; groups %d, %d channels a thread%s)\n", (long long)ny, nonzero, kG,
-                kCoT, kStage ? "; stores staged through the tile" : "");
+    std::printf("all %lld outputs match (%d with taps; groups %d, %d channels and %d pixels a thread%s)\n", (long long)ny,
+                nonzero, kG, kCoT, kPix, kStage ? "; stores staged through the tile" : "");
     return 0;
 }
