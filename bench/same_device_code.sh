@@ -10,7 +10,7 @@
 # and device passes, or tidy a template, without touching what runs on the GPU. WHOLE=1
 # also builds both sources as the worker gets them (`cutegen build`, cold), prints the
 # seconds each took (JOBS=1 for timings that do not compete for cores) and compares the
-# host code of their cg_forward (objdump, addresses left out).
+# host code of their cg_forward (objdump, addresses left out). DIFF_LINES=N: the diff's first N lines (6).
 #
 #   REV=HEAD~1 JOBS=2 WHOLE=1 bench/same_device_code.sh [FIXTURE...]   (FIXTURE: a path under
 #   tests/data/recipe/ without .json, e.g. matmul or conv/l2_17_Conv2d_InstanceNorm_Divide)
@@ -101,7 +101,7 @@ for n in $(cut -d' ' -f1 "$tmp/jobs" | sort -u); do
   if cmp -s "$tmp/$n.old.sass" "$tmp/$n.new.sass"; then
     echo "$n: same ($(grep -c 'Function :' "$tmp/$n.new.sass") kernels, $(wc -l <"$tmp/$n.new.sass") SASS lines$whole)"
   else
-    echo "$n: DIFFERENT${whole:+ (${whole#; })}"; diff "$tmp/$n.old.sass" "$tmp/$n.new.sass" | head -6 | sed 's/^/  /'; bad=1
+    echo "$n: DIFFERENT${whole:+ (${whole#; })}"; diff "$tmp/$n.old.sass" "$tmp/$n.new.sass" | head -"${DIFF_LINES:-6}" | sed 's/^/  /'; bad=1
   fi
 done
 exit $bad
