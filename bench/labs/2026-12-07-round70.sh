@@ -9,7 +9,9 @@
 # channel block half the generator's with two pixels (#81, #79: 16 instead of 32; #75: 8 of 16).
 # Predictions (H100, kernel ms; round 60's times): #79 direct 1.55-1.65, pix2 1.15-1.45 (its
 # FMAs weigh most); #75 direct ~0.58, pix2 within 10%; #81 direct ~0.575, pix2 within 10%
-# (their stores bound them). All correct.
+# (their stores bound them). #73 / #77 with 64-row tiles (wgmma-bm64: two CTAs an SM, 16
+# warps; -m3 three, 3 stages): 10-30% faster than the 128-row tile on #73 (2.4-3.1 against
+# ~3.43), within 10% on #77. All correct.
 # OUT default .deps/lab70.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,6 +24,15 @@ for t in level1/79 level1/75 level1/81; do
   p "$d" "$t" "$spec" "$w" direct
   p "$d" "$t" "$spec" "$w" direct-pix2 "CGR_DIRECT_PIX 2"
   p "$d" "$t" "$spec" "$w" direct-$((co / 2))-pix2 "$(def CO_T $((co / 2)))" "CGR_DIRECT_PIX 2"
+done
+# #73 and #77's WGMMA phases kernel with 64-row tiles, two or three CTAs an SM (round 69's ncu
+# on #73: one CTA of 384 threads an SM, 114 registers and 166 KB of shared memory, 12 warps,
+# DRAM 41% busy, 25% of its global sectors excessive)
+for t in level1/73 level1/77; do
+  lab_task "$t" ct "conv wgmma" || continue
+  p "$d" "$t" "$spec" "$w" wgmma
+  p "$d" "$t" "$spec" "$w" wgmma-bm64 "$(def BM 64)" "$(def MINB 2)"
+  p "$d" "$t" "$spec" "$w" wgmma-bm64-m3 "$(def BM 64)" "$(def MINB 3)" "$(def STAGES 3)"
 done
 wait
 ls "$OUT"/*/*.so
