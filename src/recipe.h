@@ -396,6 +396,7 @@ typedef struct recipe_conv_params {
                         output channels on the CUDA cores (threads per CTA in dw_threads,
                         pixel blocks a CTA in stages); 0 otherwise */
     int direct_stage; /* conv_direct.cu: 1, the sums stored through a shared tile (CGR_DIRECT_STAGE) */
+    int direct_pix;  /* conv_direct.cu: 2, two pixels a thread a chunk apart (CGR_DIRECT_PIX); 0 or 1, one */
     int fold;        /* 1: recipes/conv_mean.cu, a mean over the pixels folded (spatred), threads
                         a CTA in dw_threads; 0 otherwise */
     int as_gemm;     /* 1: a pointwise convolution as the batched GEMM it is (recipes/gemm_tc.cu

@@ -1358,8 +1358,17 @@ static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, r
     int64_t sw = c->stride[2];
     bool stage = 64 * sw <= 1024 && (cin_g * taps * (co + 4) + co * 64 * sw) * 4 <= 200 * 1024;
     const int threads = stage ? (int)(64 * sw) : 128;
+    /* two pixels a thread, a chunk (32 x SW outputs) apart, and half the channel block, where
+     * a row holds two chunks (lab round 70, H100: #75 0.559 ms against 0.581, #79 1.469
+     * against 1.611, #81 0.517 against 0.597; two pixels with the whole block lost on #75 and
+     * #81): the accumulators a thread the same, each float4 of weights read from shared
+     * memory serving two pixels, the block's weights half the shared memory */
+    int pix = 1;
+    if (stage && co >= 8 && c->out[2] >= 2 * 32 * sw && c->n * c->groups * (c->gn / (co / 2)) < 65536)
+        pix = 2, co /= 2;
+    const int64_t plane_j = (plane + pix - 1) / pix; /* about the threads a plane */
     int iters = 8;
-    while (iters > 1 && (plane + threads * iters - 1) / (threads * iters) * c->n * c->groups * (c->gn / co) < 8LL * hw->sms)
+    while (iters > 1 && (plane_j + threads * iters - 1) / (threads * iters) * c->n * c->groups * (c->gn / co) < 8LL * hw->sms)
         iters /= 2;
     memset(k, 0, sizeof *k);
     k->threads = threads;
@@ -1367,6 +1376,7 @@ static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, r
     k->conv.stages = iters;
     k->conv.direct_co = co;
     k->conv.direct_stage = stage;
+    k->conv.direct_pix = pix;
     return true;
 }
 
@@ -1631,8 +1641,8 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
         return;
     }
     if (v->direct_co) {
-        strbuf_addf(out, "conv direct threads=%d channels=%d pixel-blocks=%d%s", v->dw_threads, v->direct_co,
-                    v->stages, v->direct_stage ? " staged-stores" : "");
+        strbuf_addf(out, "conv direct threads=%d channels=%d pixel-blocks=%d%s%s", v->dw_threads, v->direct_co,
+                    v->stages, v->direct_stage ? " staged-stores" : "", v->direct_pix == 2 ? " pixels=2" : "");
         return;
     }
     if (v->dw_threads) {
@@ -1770,8 +1780,8 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     if (v->wgmma)
         strbuf_adds(sb, "#define CGR_WGMMA 1\n");
     if (v->direct_co)
-        strbuf_addf(sb, "#define CGR_CO_T %d\n#define CGR_ITERS %d\n#define CGR_DIRECT_STAGE %d\n", v->direct_co,
-                    v->stages, v->direct_stage);
+        strbuf_addf(sb, "#define CGR_CO_T %d\n#define CGR_ITERS %d\n#define CGR_DIRECT_STAGE %d\n#define CGR_DIRECT_PIX %d\n",
+                    v->direct_co, v->stages, v->direct_stage, v->direct_pix > 1 ? v->direct_pix : 1);
     if (v->dw_threads)
         strbuf_addf(sb, "#define CGR_THREADS %d\n", v->dw_threads);
     else

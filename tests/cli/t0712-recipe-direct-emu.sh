@@ -2,16 +2,16 @@
 # cutegen recipe, CONV family: the direct transposed convolution (recipes/conv_direct.cu) of
 # each small problem in tests/data/recipe/conv-direct/ (level 1 #81's stride 5 and dilation
 # 2, #79's 1D stride and dilation 2, a grouped 3D one with an even kernel and output
-# padding, a grouped 3D one whose rows of 159 outputs take three chunks of 64: the two-pixel
-# form's pairs, one whole and one cut by the row's end)
+# padding, a grouped 3D one whose rows of 159 outputs take three chunks of 64: the
+# generator's two pixels a thread, one pair whole and one cut by the row's end)
 # generated as the first variant, which must be the direct one, its kernel compiled
 # with the host C++ compiler into tests/cli/recipe_direct_emu.cpp, which stages the weights
 # and sums every output through the template's own index math and compares each with the
 # transposed convolution by PyTorch's definition, in double. The generated form stores the
 # sums through a shared tile (CGR_DIRECT_STAGE 1, a CTA two chunks of 32 x SW outputs: every
 # output stored once, from the place its thread put it); it runs again with a CTA one chunk,
-# in the plain stores (128 threads), and both forms with two pixels a thread (CGR_DIRECT_PIX
-# 2, a lab form). Needs a C++17
+# in the plain stores (128 threads), and both forms with the other pixel count a thread
+# (CGR_DIRECT_PIX 1 or 2). Needs a C++17
 # compiler and the CUDA headers; skips, saying so, without them.
 . "$(dirname "$0")/lib.sh"
 
@@ -28,11 +28,14 @@ for spec in "$SRC"/tests/data/recipe/conv-direct/*.json; do
   sed "s/^#define CGR_THREADS [0-9]*$/#define CGR_THREADS $((32 * ${sw:-1}))/" "$TMP/gen/$name.cu" >"$TMP/gen/$name-stage32.cu"
   sed -e "s/^#define CGR_THREADS [0-9]*$/#define CGR_THREADS 128/" -e 's/^#define CGR_DIRECT_STAGE 1$/#define CGR_DIRECT_STAGE 0/' \
     "$TMP/gen/$name.cu" >"$TMP/gen/$name-plain.cu"
-  # the lab form of two pixels a thread, a chunk apart (CGR_DIRECT_PIX 2), staged and plain
+  # the other pixel count (CGR_DIRECT_PIX: the generator's 2 where a row holds two chunks and
+  # the channel block halves, else 1), staged and plain
+  pix=$(sed -n 's/^#define CGR_DIRECT_PIX \([0-9]*\)$/\1/p' "$TMP/gen/$name.cu" | head -1)
+  other=$((3 - ${pix:-1}))
   for f in "$name" "$name-plain"; do
-    { echo "#define CGR_DIRECT_PIX 2"; cat "$TMP/gen/$f.cu"; } >"$TMP/gen/$f-pix2.cu"
+    sed "/^#define CGR_DIRECT_PIX [0-9]*$/d" "$TMP/gen/$f.cu" | { echo "#define CGR_DIRECT_PIX $other"; cat; } >"$TMP/gen/$f-pix$other.cu"
   done
-  for form in "$name" "$name-stage32" "$name-plain" "$name-pix2" "$name-plain-pix2"; do
+  for form in "$name" "$name-stage32" "$name-plain" "$name-pix$other" "$name-plain-pix$other"; do
     [ "$form" = "$name" ] || tests=$((tests + 1))
     run_emulator "$form" recipe_direct_emu.cpp "$first"
   done

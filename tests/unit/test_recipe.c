@@ -1827,7 +1827,8 @@ static void test_convt_plans_generate(void **state)
         double products = recipe_conv_direct_products(&p.conv);
         int at = !recipe_conv_phases(&p.conv) ? -1 : products <= 32 ? 0 : products <= 64 ? 1 : -1;
         if (!strcmp(names[i], "convt_l1_79_1d"))
-            assert_true(at == 1 && v[0].conv.wgmma && v[1].conv.direct_co == 32);
+            /* rows of 262145 outputs: two pixels a thread and half the block of 32 (round 70) */
+            assert_true(at == 1 && v[0].conv.wgmma && v[1].conv.direct_co == 16 && v[1].conv.direct_pix == 2);
         if (!strcmp(names[i], "convt_l1_77_3d"))
             assert_int_equal(at, -1);
         if (!strcmp(names[i], "convt_l1_57_2d"))
@@ -1841,7 +1842,8 @@ static void test_convt_plans_generate(void **state)
         if (direct) {
             assert_variant_source(&p, &v[0], names[i], 0,
                                   (const char *const[]){ "recipes/conv_direct.cu", "#define CGR_TRANSPOSED 1\n",
-                                                         "#define CGR_CO_T 32\n#define CGR_ITERS 8\n", NULL });
+                                                         "#define CGR_CO_T 16\n#define CGR_ITERS 8\n#define CGR_DIRECT_STAGE 1\n"
+                                                         "#define CGR_DIRECT_PIX 2\n", NULL });
             /* the tile kernels' parameters are not written for it */
             assert_generated_not(&p, &v[0], (const char *const[]){ NULL },
                                  (const char *const[]){ "#define CGR_BM ", "#define CGR_DW_ROWS ", NULL });
