@@ -1335,10 +1335,12 @@ double recipe_conv_direct_products(const recipe_conv_plan *c)
  * (docs/perf.md): it won at 10-20 products (#81 1.98 ms against the WGMMA phases' 2.62,
  * #75 1.36 against the mma.sync phases' 3.47) and at 48 in 1D (#79 2.43 against 2.86),
  * lost at 54 (level 2 #15 1.54 against 0.78) and at 93-108 (#77 4.51 against 1.99, #73
- * 4.08 against 3.39: not offered). Its channel block: the widest of 32, 16, 8, 4
- * that divides a group's output channels and whose weights (ci x taps x (block + 4) floats)
- * take at most 96 KB; pixel blocks a CTA: 8, fewer where the grid would have under 8 CTAs
- * an SM. Not with a reduction over the channels after it, nor depthwise.
+ * 4.08 against 3.39: not offered; with session 36's staged stores and two pixels a thread
+ * still 3.06 against 3.43 and eager's 2.08, lab round 69). Its channel block: the widest of
+ * 32, 16, 8, 4 that divides a group's output channels and whose weights (ci x taps x (block
+ * + 4) floats) take at most 96 KB, halved where a thread takes two pixels (below); pixel
+ * blocks a CTA: 8, fewer where the grid would have under 8 CTAs an SM. Not with a reduction
+ * over the channels after it, nor depthwise.
  */
 static bool conv_direct_params(const recipe_conv_plan *c, const recipe_hw *hw, recipe_params *k)
 {
