@@ -26,10 +26,11 @@
 // a shared tile at its pixel's place in the chunk ([CO_T][THREADS]; a warp's lanes SW apart,
 // conflict-free for odd SW), and after a barrier thread t writes the chunk's t-th pixel of
 // each channel, the epilogue applied there: whole 128-byte rows a warp.
-// With CGR_DIRECT_PIX 2 (lab form) a thread sums two pixels of its row, one chunk apart: the
-// same phases, so the same taps and weights; each float4 of weights read serves 8 products
-// instead of 4 (at 16 channels a thread, the shared-memory reads otherwise keep pace with the
-// FMAs), and x loads two a (tap, ci). A pixel whose tap falls outside x reads a zero.
+// With CGR_DIRECT_PIX 2 (the generator's where a row holds two chunks, with half the channel
+// block; lab round 70, H100: #75 0.559 ms against 0.581, #79 1.469 against 1.611, #81 0.517
+// against 0.597) a thread sums two pixels of its row, one chunk apart: the same phases, so
+// the same taps and weights; each float4 of weights read from shared memory serves both,
+// and x loads two a (tap, ci). A pixel whose tap falls outside x reads a zero.
 //
 // Named parameters (CGR_*): src/recipe_conv.c writes them in place of the `recipe:params`
 // line; the defaults make this file compile on its own (a small transposed convolution of
