@@ -1152,6 +1152,9 @@ constexpr size_t kWsBytes = size_t(kXsElems + int64_t(kN) * kKg) * sizeof(float)
 #ifndef CGR_CONV_GATHER_CA
 #define CGR_CONV_GATHER_CA 0 // 1 (lab form): the producer's cp.async through L1 (.ca) instead of L2 only (.cg)
 #endif
+#ifndef CGR_CONV_MMA_INFLIGHT
+#define CGR_CONV_MMA_INFLIGHT 0 // 1 (lab form, CGR_PROMOTE 0): a k-tile's WGMMAs issued before the previous
+#endif                          //   k-tile's are waited for (warpgroup_wait<1>), its stage handed back then
 #ifndef CGR_CONV_PERSIST  // 1: CTAs stay and walk the tiles (the producer loads a tile's first stages
 #define CGR_CONV_PERSIST (CGR_PROMOTE == 0)  // during the epilogue of the one before; lab round 55: 0-13% faster
 #endif  // where K <= 2048; with a partial a k-tile the loop cost 22 registers and spills: #56 13% slower)
@@ -1546,6 +1549,37 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
         warpgroup_fence_operand(target);
         Barrier::arrive(&s.empty[stage]);
     };
+#if CGR_CONV_MMA_INFLIGHT  // (its own block: the default forms' code stays as it was)
+    static_assert(!kPromoteWg, "CGR_CONV_MMA_INFLIGHT: with CGR_PROMOTE 0 (chained into the accumulator)");
+    (void)ktile;
+    // CUTLASS's SM90 mainloop order: k-tile kt's batch issued while kt - 1's completes, kt -
+    // 1's stage handed back once warpgroup_wait<1> says it has
+    for (int kt = 0; kt < nkt; ++kt) {
+        const int g = base + kt, stage = g % kStages;
+        Barrier::wait(&s.full[stage], (g / kStages) & 1);
+        if (kt == 0)
+            mma.accumulate_ = GMMA::ScaleOut::Zero;
+        warpgroup_fence_operand(acc);
+        warpgroup_arrive();
+        CUTE_UNROLL
+        for (int kb = 0; kb < int(size<2>(rAb)); ++kb) {
+            if (CGR_CONV_KSKIP && kt * kBKH + kb * 16 >= kk)
+                break;
+            gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), acc);
+            mma.accumulate_ = GMMA::ScaleOut::One;
+            gemm(mma, rAb(_, _, kb, stage), rBs(_, _, kb, stage), acc);
+            gemm(mma, rAb(_, _, kb, stage), rBb(_, _, kb, stage), acc);
+        }
+        warpgroup_commit_batch();
+        warpgroup_wait<1>();
+        if (kt > 0)
+            Barrier::arrive(&s.empty[(g - 1) % kStages]);
+    }
+    warpgroup_wait<0>();
+    warpgroup_fence_operand(acc);
+    if (nkt > 0)
+        Barrier::arrive(&s.empty[(base + nkt - 1) % kStages]);
+#else
     if constexpr (kPromoteWg) {
         auto part = make_fragment_like(acc);
         for (int kt = 0; kt < nkt; ++kt) {
@@ -1558,6 +1592,7 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
         for (int kt = 0; kt < nkt; ++kt)
             ktile(acc, kt, kt == 0);
     }
+#endif
     // the scales undone (powers of two: exact), then y[(nb*COUT + co)*P + pixel]; a thread
     // holds two rows (m16 of its warp, 8 apart), split into (image, pixel) once each
     const float u = (1.f / x_scale(p.amax[0])) * (1.f / f16_scale(p.amax[1]));

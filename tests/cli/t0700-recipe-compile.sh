@@ -222,6 +222,9 @@ extra conv2d_wgmma_xscale0_epi conv2d_relu_biasadd 'conv wgmma' "CGR_CONV_XSCALE
 extra conv2d_wgmma_bm64_promote conv2d_relu_biasadd 'conv wgmma' 's/^#define CGR_BM 128$/#define CGR_BM 64/' \
   's/^#define CGR_WM 2$/#define CGR_WM 1/' 's/^#define CGR_STAGES 3$/#define CGR_STAGES 2/' \
   's/^#define CGR_MINB 1$/#define CGR_MINB 2/' 's/^#define CGR_PROMOTE 0$/#define CGR_PROMOTE 1/'
+# a k-tile's WGMMAs in flight while the previous k-tile's complete (CGR_CONV_MMA_INFLIGHT 1,
+# bench/labs/2026-12-07-round71.sh), in the sub-pixel phases of a strided transposed one
+extra convt_phases_wgmma_inflight convt_l1_77_3d 'conv wgmma' "CGR_CONV_MMA_INFLIGHT 1"
 # the convolution's mma.sync channels-last form (CGR_NHWC); its NCHW gather
 extra conv2d_nchw conv2d_relu_biasadd 'conv tile'
 # a stride-1 transposed convolution: its variant 0 is the flipped convolution channels-last
