@@ -1527,8 +1527,9 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
     // accumulator in fp32; 0 (K up to 2048, src/recipe_gemm.c recipe_tf32_promote): chained
     // into the accumulator (64 registers fewer at 128 columns)
     clear(acc);
-    // k-tile kt's WGMMAs into target (zero-started: the partial, or the accumulator at kt 0)
-    auto ktile = [&](auto &target, int kt, bool zero) {
+    // k-tile kt's WGMMAs into target (zero-started: the partial, or the accumulator at kt 0);
+    // drained (waited for, its stage handed back) unless the caller does that (drain false)
+    auto ktile = [&](auto &target, int kt, bool zero, bool drain = true) {
         const int g = base + kt, stage = g % kStages;
         Barrier::wait(&s.full[stage], (g / kStages) & 1);
         if (zero)
@@ -1545,35 +1546,21 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
             gemm(mma, rAb(_, _, kb, stage), rBb(_, _, kb, stage), target);
         }
         warpgroup_commit_batch();
+        if (!drain)
+            return;
         warpgroup_wait<0>();
         warpgroup_fence_operand(target);
         Barrier::arrive(&s.empty[stage]);
     };
-#if CGR_CONV_MMA_INFLIGHT  // (its own block: the default forms' code stays as it was)
+#if CGR_CONV_MMA_INFLIGHT
     static_assert(!kPromoteWg, "CGR_CONV_MMA_INFLIGHT: with CGR_PROMOTE 0 (chained into the accumulator)");
-    (void)ktile;
     // CUTLASS's SM90 mainloop order: k-tile kt's batch issued while kt - 1's completes, kt -
     // 1's stage handed back once warpgroup_wait<1> says it has
     for (int kt = 0; kt < nkt; ++kt) {
-        const int g = base + kt, stage = g % kStages;
-        Barrier::wait(&s.full[stage], (g / kStages) & 1);
-        if (kt == 0)
-            mma.accumulate_ = GMMA::ScaleOut::Zero;
-        warpgroup_fence_operand(acc);
-        warpgroup_arrive();
-        CUTE_UNROLL
-        for (int kb = 0; kb < int(size<2>(rAb)); ++kb) {
-            if (CGR_CONV_KSKIP && kt * kBKH + kb * 16 >= kk)
-                break;
-            gemm(mma, rAs(_, _, kb, stage), rBb(_, _, kb, stage), acc);
-            mma.accumulate_ = GMMA::ScaleOut::One;
-            gemm(mma, rAb(_, _, kb, stage), rBs(_, _, kb, stage), acc);
-            gemm(mma, rAb(_, _, kb, stage), rBb(_, _, kb, stage), acc);
-        }
-        warpgroup_commit_batch();
+        ktile(acc, kt, kt == 0, false);
         warpgroup_wait<1>();
         if (kt > 0)
-            Barrier::arrive(&s.empty[(g - 1) % kStages]);
+            Barrier::arrive(&s.empty[(base + kt - 1) % kStages]);
     }
     warpgroup_wait<0>();
     warpgroup_fence_operand(acc);
