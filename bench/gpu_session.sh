@@ -80,7 +80,10 @@ done
 # included ("presplit_kernel<1>" picks one instantiation; "rows_ring" any; session 24's
 # "presplit_kernel.1" matched nothing: without --kernel-name-base demangled ncu matches the
 # bare function name), and ncu lists the kernels it saw when none matched. NCU_ARGS: more of
-# ncu's options after the sections ("--section SourceCounters --page source --print-source sass").
+# ncu's collection options after the sections ("--section SourceCounters", "--metrics
+# dram__bytes_read.sum,dram__bytes_write.sum"); NCU_PRINT: another print of the saved report
+# ("--page source --print-source sass": which SASS lines the warps stall on), to
+# ncu-*-print.txt in details.tar.gz.
 for item in ${NCU:-}; do
   IFS=: read -r t so re <<<"$item"
   [ "$(left)" -gt 90 ] || { echo "gpu_session: no time left for ncu on $so"; break; }
@@ -90,10 +93,15 @@ for item in ${NCU:-}; do
   mkdir -p "$W/ncu"
   timeout "${NCU_T:-90}" ncu --kernel-name-base demangled --kernel-name "regex:${re:-.}" --launch-count 1 --section SpeedOfLight \
     --section MemoryWorkloadAnalysis --section Occupancy --section WarpStateStats --section LaunchStats ${NCU_ARGS:-} \
-    python3 bench/variant_lab.py --task "$task" --rounds 1 --iters 1 --warmup 0 "$so" >"$W/ncu/$name.txt" 2>&1
+    -f -o "$W/ncu/$name" python3 bench/variant_lab.py --task "$task" --rounds 1 --iters 1 --warmup 0 "$so" \
+    >"$W/ncu/$name.log" 2>&1
   echo "ncu $so (rc $?, $(left) s left):"
-  grep -E "Duration|DRAM Throughput|Memory Throughput|L2 Hit|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued" \
-    "$W/ncu/$name.txt" | head -24
+  # the report read back: its details page, and NCU_PRINT's pages (the source page:
+  # NCU_PRINT="--page source --print-source sass" with NCU_ARGS="--section SourceCounters")
+  ncu -i "$W/ncu/$name.ncu-rep" --page details >"$W/ncu/$name.txt" 2>&1 || cat "$W/ncu/$name.log" >>"$W/ncu/$name.txt"
+  [ -z "${NCU_PRINT:-}" ] || ncu -i "$W/ncu/$name.ncu-rep" $NCU_PRINT >"$W/ncu/$name-print.txt" 2>&1
+  grep -E "Duration|DRAM Throughput|Memory Throughput|L2 Hit|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|dram__|lts__" \
+    "$W/ncu/$name.txt" | head -32
 done
 
 if [ -n "${LIST:-}" ] && [ "$(left)" -le 120 ]; then
