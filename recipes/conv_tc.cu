@@ -1502,12 +1502,32 @@ __device__ __forceinline__ void chan_reduce_wg(const Params &p, const Acc &acc, 
     }
 }
 
-// Consumer thread t (0 .. 128 BM/64 - 1): the k-tiles' WGMMAs, then the epilogue. Returns
-// the tile's k-tiles.
-__device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn, int t, int base)
+// Consumer thread t's view of tile (tm, tn): its accumulators' (m, co) coordinates, and
+// fragments for them (the same TiledMmaH partition as the WGMMAs').
+__device__ __forceinline__ auto tile_coords(int tm, int tn, int t)
 {
+    TiledMmaH mma;
+    Tensor cC = make_identity_tensor(make_shape(Int<kMRowsWg>{}, Int<kN>{}));
+    Tensor gcC = local_tile(cC, Shape<Int<kBM>, Int<kBN>>{}, make_coord(tm, tn));  // (BM,BN) -> (m,co)
+    return mma.get_slice(t).partition_C(gcC);
+}
+__device__ __forceinline__ auto tile_acc(int t)
+{
+    TiledMmaH mma;
+    Tensor cC = make_identity_tensor(make_shape(Int<kMRowsWg>{}, Int<kN>{}));
+    Tensor gcC = local_tile(cC, Shape<Int<kBM>, Int<kBN>>{}, make_coord(0, 0));
+    return mma.get_slice(t).partition_fragment_C(gcC);
+}
+
+// Consumer thread t: row tile tm's k-tiles into acc (the CTA's k-tiles before it: base).
+// Returns the tile's k-tiles.
+template <class Acc>
+__device__ __forceinline__ int mainloop(const Params &p, Smem &s, Acc &acc, int tm, int t, int base)
+{
+    (void)p;
     const int phase = tile_phase(tm), nkt = copy_kp(phase) / kBKH;
     const int kk = kPhases ? nhwc_phase_k(phase) : kKg;
+    (void)kk;
     TiledMmaH mma;
     auto thr = mma.get_slice(t);
     Tensor sAb = make_tensor(make_smem_ptr(s.a_big), SmemLayoutAH{});
@@ -1518,11 +1538,6 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
     Tensor rAs = thr.make_fragment_A(thr.partition_A(sAs));
     Tensor rBb = thr.make_fragment_B(thr.partition_B(sBb));
     Tensor rBs = thr.make_fragment_B(thr.partition_B(sBs));
-
-    Tensor cC = make_identity_tensor(make_shape(Int<kMRowsWg>{}, Int<kN>{}));
-    Tensor gcC = local_tile(cC, Shape<Int<kBM>, Int<kBN>>{}, make_coord(tm, tn));  // (BM,BN) -> (m,co)
-    Tensor tCcC = thr.partition_C(gcC);
-    Tensor acc = thr.partition_fragment_C(gcC);
     // CGR_PROMOTE != 0: each k-tile's products into a zero-started partial, added to the
     // accumulator in fp32; 0 (K up to 2048, src/recipe_gemm.c recipe_tf32_promote): chained
     // into the accumulator (64 registers fewer at 128 columns)
@@ -1580,22 +1595,21 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
             ktile(acc, kt, kt == 0);
     }
 #endif
-    // the scales undone (powers of two: exact), then y[(nb*COUT + co)*P + pixel]; a thread
-    // holds two rows (m16 of its warp, 8 apart), split into (image, pixel) once each
-    const float u = (1.f / x_scale(p.amax[0])) * (1.f / f16_scale(p.amax[1]));
+    return nkt;
+}
+
+// The scales undone (powers of two: exact): the factor for a consumer's accumulators
+__device__ __forceinline__ float acc_unscale(const Params &p)
+{
+    return (1.f / x_scale(p.amax[0])) * (1.f / f16_scale(p.amax[1]));
+}
+
+// The plain epilogue: each accumulator to y[(nb*COUT + co)*P + pixel]; a thread holds two
+// rows (m16 of its warp, 8 apart), split into (image, pixel) once each
+template <class Acc, class Coord>
+__device__ __forceinline__ void store_rows(const Params &p, const Acc &acc, const Coord &tCcC, float u)
+{
     static_assert(decltype(size<1>(acc))::value == 1, "a consumer's accumulators: its own 64 rows");
-    if constexpr (kChanRed != 0) {
-        chan_reduce_wg(p, acc, tCcC, u);
-        return nkt;
-    }
-    if constexpr (kEpiSmem && !kPhases) {
-        // the consumer's 64 rows all of one image and below M, and 16-byte aligned in y
-        const int r0 = tm * kBM + (t / 128) * 64;
-        if (kP % 4 == 0 && r0 + 64 <= kM && r0 / kP == (r0 + 63) / kP) {
-            store_staged(p, acc, tCcC, s.epi[t / 128], r0, tn, t % 128, u);
-            return nkt;
-        }
-    }
     const int m0 = get<0>(tCcC(0));
     RowPix rp0, rp1;
     const bool ok0 = row_pixel(m0, rp0), ok1 = row_pixel(m0 + 8, rp1);
@@ -1623,7 +1637,135 @@ __device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn,
             if (at[j] >= 0)
                 p.out[at[j]] = cgr_epi(acc(i0 + j) * u, xin[j]);
     }
+}
+
+// Consumer thread t (0 .. 128 BM/64 - 1): the k-tiles' WGMMAs, then the epilogue. Returns
+// the tile's k-tiles.
+__device__ __forceinline__ int consume(const Params &p, Smem &s, int tm, int tn, int t, int base)
+{
+    auto tCcC = tile_coords(tm, tn, t);
+    auto acc = tile_acc(t);
+    const int nkt = mainloop(p, s, acc, tm, t, base);
+    const float u = acc_unscale(p);
+    if constexpr (kChanRed != 0) {
+        chan_reduce_wg(p, acc, tCcC, u);
+        return nkt;
+    }
+    if constexpr (kEpiSmem && !kPhases) {
+        // the consumer's 64 rows all of one image and below M, and 16-byte aligned in y
+        const int r0 = tm * kBM + (t / 128) * 64;
+        if (kP % 4 == 0 && r0 + 64 <= kM && r0 / kP == (r0 + 63) / kP) {
+            store_staged(p, acc, tCcC, s.epi[t / 128], r0, tn, t % 128, u);
+            return nkt;
+        }
+    }
+    store_rows(p, acc, tCcC, u);
     return nkt;
+}
+
+// CGR_CONV_PAIR_W (phases, width stride 2): a CTA's unit is the two width phases of one box
+// of Q's (row tiles tm and tm + kTilesPerPhase: phases 2j and 2j + 1), so that the outputs a
+// row of one phase leaves every other float of, the other phase's same row fills: the
+// producer loads one tile's k-tiles then the other's, the consumer runs them into two
+// accumulator sets and stores each output pair of a thread together (one 8-byte store where
+// the pair is adjacent and aligned: each warp store then whole sectors), instead of two CTAs
+// each writing half of every sector.
+#ifndef CGR_CONV_PAIR_W
+#define CGR_CONV_PAIR_W 0  // 1 (lab form): as above
+#endif
+constexpr bool kPairW = CGR_CONV_PAIR_W != 0;
+static_assert(!kPairW || (kPhases && kSW == 2 && kChanRed == 0 && !kEpiSmem),
+              "CGR_CONV_PAIR_W: phases with width stride 2, the plain epilogue");
+
+// Where accumulator i of a consumer thread goes: y[(nb*COUT + co)*P + pixel], -1 past the
+// outputs. A thread holds two rows (m16 of its warp, 8 apart): each row's (image, pixel)
+// found once, as the offset of its channel 0 (b0 for row m0, b1 for m0 + 8).
+struct AccRows {
+    int m0;
+    bool ok0, ok1;
+    int64_t b0, b1;
+};
+template <class Coord>
+__device__ __forceinline__ AccRows acc_rows(const Coord &tCcC)
+{
+    AccRows r;
+    RowPix rp0, rp1;
+    r.m0 = get<0>(tCcC(0));
+    r.ok0 = row_pixel(r.m0, rp0), r.ok1 = row_pixel(r.m0 + 8, rp1);
+    r.b0 = r.ok0 ? int64_t(rp0.nb) * kCout * kP + rp0.pix : 0;
+    r.b1 = r.ok1 ? int64_t(rp1.nb) * kCout * kP + rp1.pix : 0;
+    return r;
+}
+template <class Coord>
+__device__ __forceinline__ int64_t acc_at(const AccRows &r, const Coord &tCcC, int i)
+{
+    const int m = get<0>(tCcC(i)), co = get<1>(tCcC(i));
+    const bool first = m == r.m0;
+    if (!(first ? r.ok0 : r.ok1) || co >= kN)
+        return -1;
+    return (first ? r.b0 : r.b1) + int64_t(co) * kP;
+}
+
+template <class Acc, class Coord>
+__device__ __forceinline__ void store_rows_pair(const Params &p, const Acc &acc0, const Coord &c0, const Acc &acc1,
+                                                const Coord &c1, float u)
+{
+    const AccRows r0 = acc_rows(c0), r1 = acc_rows(c1);
+    constexpr int kAcc = decltype(size(acc0))::value;
+    constexpr int kChunk = cgr::divisor_at_most(kAcc, kEpiChunk > 1 ? kEpiChunk / 2 : 1);
+    CUTE_UNROLL
+    for (int i0 = 0; i0 < kAcc; i0 += kChunk) {
+        float x0[kChunk][kNin > 0 ? kNin : 1], x1[kChunk][kNin > 0 ? kNin : 1];
+        int64_t at0[kChunk], at1[kChunk];
+        CUTE_UNROLL
+        for (int j = 0; j < kChunk; ++j) {
+            at0[j] = acc_at(r0, c0, i0 + j), at1[j] = acc_at(r1, c1, i0 + j);
+            if (at0[j] >= 0)
+                inputs_at(p, at0[j], get<1>(c0(i0 + j)), x0[j]);
+            if (at1[j] >= 0)
+                inputs_at(p, at1[j], get<1>(c1(i0 + j)), x1[j]);
+        }
+        CUTE_UNROLL
+        for (int j = 0; j < kChunk; ++j) {
+            const float v0 = at0[j] >= 0 ? cgr_epi(acc0(i0 + j) * u, x0[j]) : 0.f;
+            const float v1 = at1[j] >= 0 ? cgr_epi(acc1(i0 + j) * u, x1[j]) : 0.f;
+            const int64_t lo = at0[j] < at1[j] ? at0[j] : at1[j];
+            if (lo >= 0 && (lo & 1) == 0 && (at0[j] ^ at1[j]) == 1) {  // adjacent, 8-byte aligned
+                *reinterpret_cast<float2 *>(p.out + lo) = lo == at0[j] ? make_float2(v0, v1) : make_float2(v1, v0);
+                continue;
+            }
+            if (at0[j] >= 0)
+                p.out[at0[j]] = v0;
+            if (at1[j] >= 0)
+                p.out[at1[j]] = v1;
+        }
+    }
+}
+
+// unit u of the CTAs' walk (output-channel tiles apart) -> its first row tile: tile_row's,
+// or with CGR_CONV_PAIR_W the width-phase pairs of one box next to each other
+constexpr int kUnitsM = kPairW ? kTilesM / 2 : kTilesM, kPairs = kR >= 2 ? kR / 2 : 1;
+CUTE_HOST_DEVICE constexpr int unit_row(int u)
+{
+    return kPairW ? (2 * (u % kPairs)) * kTilesPerPhase + u / kPairs : tile_row(u);
+}
+__device__ __forceinline__ int produce_unit(const Params &p, Smem &s, int tm, int tn, int t, int base)
+{
+    const int n = produce(p, s, tm, tn, t, base);
+    return kPairW ? n + produce(p, s, tm + kTilesPerPhase, tn, t, base + n) : n;
+}
+__device__ __forceinline__ int consume_unit(const Params &p, Smem &s, int tm, int tn, int t, int base)
+{
+    if constexpr (!kPairW) {
+        return consume(p, s, tm, tn, t, base);
+    } else {
+        auto c0 = tile_coords(tm, tn, t), c1 = tile_coords(tm + kTilesPerPhase, tn, t);
+        auto acc0 = tile_acc(t), acc1 = tile_acc(t);
+        const int n0 = mainloop(p, s, acc0, tm, t, base);
+        const int n1 = mainloop(p, s, acc1, tm + kTilesPerPhase, t, base + n0);
+        store_rows_pair(p, acc0, c0, acc1, c1, acc_unscale(p));
+        return n0 + n1;
+    }
 }
 
 __global__ void __launch_bounds__(kThreadsWg, CGR_MINB) conv_wgmma_kernel(const Params p)
@@ -1642,21 +1784,21 @@ __global__ void __launch_bounds__(kThreadsWg, CGR_MINB) conv_wgmma_kernel(const 
     // CGR_CONV_PERSIST: a CTA's tiles gridDim.x apart, its stages' phases running on
     // (each role its own loop; without CGR_CONV_PERSIST no loop: around the partial-sum form
     // (CGR_PROMOTE != 0) a loop cost 22 registers and 60 bytes of spills, level 1 #56)
-    constexpr int kTiles = kTilesM * kTilesN, kStride = CGR_CONV_PERSIST ? 0 : kTiles;
+    constexpr int kTiles = kUnitsM * kTilesN, kStride = CGR_CONV_PERSIST ? 0 : kTiles;
     const int stride = CGR_CONV_PERSIST ? int(gridDim.x) : kStride;
     if constexpr (!CGR_CONV_PERSIST) {
         (void)stride;
         const int tile = int(blockIdx.x);
         if (threadIdx.x < 128)
-            produce(p, s, tile_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x), 0);
+            produce_unit(p, s, unit_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x), 0);
         else
-            consume(p, s, tile_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x) - 128, 0);
+            consume_unit(p, s, unit_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x) - 128, 0);
     } else if (threadIdx.x < 128) {
         for (int tile = int(blockIdx.x), base = 0; tile < kTiles; tile += stride)
-            base += produce(p, s, tile_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x), base);
+            base += produce_unit(p, s, unit_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x), base);
     } else {
         for (int tile = int(blockIdx.x), base = 0; tile < kTiles; tile += stride)
-            base += consume(p, s, tile_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x) - 128, base);
+            base += consume_unit(p, s, unit_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x) - 128, base);
     }
 }
 
@@ -1684,7 +1826,7 @@ inline int launch(Params &p, void *workspace, cudaStream_t stream)
         cudaSuccess)
         return CG_LAUNCH_FAILED;
     static_assert(int64_t(kTilesM) * kTilesN < (int64_t(1) << 31), "grid limits");
-    int grid = kTilesM * kTilesN;
+    int grid = kUnitsM * kTilesN;
     if (CGR_CONV_PERSIST) {  // as many CTAs as stay on the GPU at once
         int dev = 0, sms = 0, per_sm = 0;
         if (cudaGetDevice(&dev) != cudaSuccess ||

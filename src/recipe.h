@@ -392,6 +392,8 @@ typedef struct recipe_conv_params {
     int wgmma;       /* 1 (with nhwc, sm_90): Hopper's warpgroup MMAs in 3xFP16, x and the weight
                         split into fp16 halves first (CGR_WGMMA); bm/64 consumer warpgroups
                         and one producer, the k-tile 64 halves */
+    int pair_w;      /* 1 (wgmma, phases of width stride 2): a CTA both width phases of a box, each
+                        thread's neighbouring outputs stored together (CGR_CONV_PAIR_W) */
     int direct_co;   /* > 0: recipes/conv_direct.cu, a thread an output pixel and this many
                         output channels on the CUDA cores (threads per CTA in dw_threads,
                         pixel blocks a CTA in stages); 0 otherwise */

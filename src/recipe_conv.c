@@ -1249,6 +1249,24 @@ static bool conv_wgmma_fits(const recipe_conv_plan *c, const recipe_hw *hw)
            c->gn * kp < (INT64_C(1) << 31) && rows < (INT64_C(1) << 31) - 256;
 }
 
+/* Both width phases of a box in one CTA (recipes/conv_tc.cu CGR_CONV_PAIR_W): for strided
+ * transposed convolutions in phases whose width stride is 2 (each phase's row then writes
+ * every other float of an output row: split over two CTAs, each 32-byte sector was written
+ * in halves, and DRAM read and wrote it twice; level 1 #73 under ncu: 2.65 GB read and 2.12
+ * written for 1.04 GB of output, paired 0.44 and 1.05). Lab round 72 (H100): 18-32% faster on
+ * level 1 #73 and #77, level 2 #100, #16 and #20; 32% slower on level 2 #26, the one whose
+ * epilogue also reads a tensor of the output's shape (its add): not paired where one does. */
+static bool conv_pair_w(const recipe_plan *p)
+{
+    const recipe_conv_plan *c = &p->conv;
+    if (!c->transposed || !recipe_conv_phases(c) || c->stride[2] != 2 || c->chanred || c->spatred)
+        return false;
+    for (int i = 0; i < p->n_inputs; i++)
+        if (c->kind[i] == RC_FULL)
+            return false;
+    return true;
+}
+
 /* A WGMMA tile (bm, bn) at the most stages (at most 4) its shared memory allows: (bm + bn) x 64
  * halves, big and small, a stage, the mbarriers and 1024 bytes to align the base; 0 when not
  * even 2 fit. */
@@ -1282,6 +1300,7 @@ static int push_conv_wgmma(const recipe_plan *p, const recipe_hw *hw, recipe_par
     recipe_params k;
     if (!conv_wgmma_params(c, hw, tiles128 >= hw->sms ? 128 : 64, bn, &k))
         return n;
+    k.conv.pair_w = conv_pair_w(p);
     memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
     out[0] = k;
     return n + 1;
@@ -1652,9 +1671,9 @@ void recipe_conv_params_format(const recipe_params *k, strbuf *out)
         return;
     }
     if (v->wgmma) {
-        strbuf_addf(out, "conv wgmma%s tile=%dx%dx64 warpgroups=1+%d stages=%d %s",
+        strbuf_addf(out, "conv wgmma%s tile=%dx%dx64 warpgroups=1+%d stages=%d %s%s",
                     v->nhwc == 2 ? " flipped channels-last" : " channels-last", v->bm, v->bn, v->bm / 64,
-                    v->stages, recipe_prec_name(v->prec));
+                    v->stages, recipe_prec_name(v->prec), v->pair_w ? " width-phases-paired" : "");
         return;
     }
     strbuf_addf(out, "conv%s tile=%dx%dx32 warps=%dx%d stages=%d %s min_blocks=%d",
@@ -1780,7 +1799,7 @@ void recipe_conv_emit_params(const recipe_plan *p, const recipe_params *k, strbu
     if (v->nhwc)
         strbuf_adds(sb, "#define CGR_NHWC 1\n");
     if (v->wgmma)
-        strbuf_adds(sb, "#define CGR_WGMMA 1\n");
+        strbuf_addf(sb, "#define CGR_WGMMA 1\n%s", v->pair_w ? "#define CGR_CONV_PAIR_W 1\n" : "");
     if (v->direct_co)
         strbuf_addf(sb, "#define CGR_CO_T %d\n#define CGR_ITERS %d\n#define CGR_DIRECT_STAGE %d\n#define CGR_DIRECT_PIX %d\n",
                     v->direct_co, v->stages, v->direct_stage, v->direct_pix > 1 ? v->direct_pix : 1);

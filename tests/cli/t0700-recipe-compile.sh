@@ -225,6 +225,9 @@ extra conv2d_wgmma_bm64_promote conv2d_relu_biasadd 'conv wgmma' 's/^#define CGR
 # a k-tile's WGMMAs in flight while the previous k-tile's complete (CGR_CONV_MMA_INFLIGHT 1,
 # bench/labs/2026-12-07-round71.sh), in the sub-pixel phases of a strided transposed one
 extra convt_phases_wgmma_inflight convt_l1_77_3d 'conv wgmma' "CGR_CONV_MMA_INFLIGHT 1"
+# (there the generator's form pairs the width phases of a box in one CTA, CGR_CONV_PAIR_W 1);
+# the width phases in neighbouring CTAs instead, the form before lab round 72
+extra convt_phases_wgmma_unpaired convt_l1_77_3d 'conv wgmma' 's/^#define CGR_CONV_PAIR_W 1$/#define CGR_CONV_PAIR_W 0/'
 # the convolution's mma.sync channels-last form (CGR_NHWC); its NCHW gather
 extra conv2d_nchw conv2d_relu_biasadd 'conv tile'
 # a stride-1 transposed convolution: its variant 0 is the flipped convolution channels-last

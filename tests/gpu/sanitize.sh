@@ -17,7 +17,8 @@
 #   (SAN_PER_PROBLEM=N variants a problem; SAN_PATTERN=REGEX picks them instead of the
 #   default or the problem's own line; SAN_TIMEOUT=S a tool run; SAN_ALSO="CGR_A 1;CGR_B 2":
 #   each variant also with each of those #defines, lab forms: in place of every line
-#   defining the same macro (the generator's and the template's default), else in front;
+#   defining the same macro (the generator's and the template's default), else in front,
+#   after those of the problem's own "sanitize-also: CGR_A 1;..." line;
 #   SAN_TOOLS="memcheck": the tools, default all three)
 # Needs: a GPU, compute-sanitizer, PyTorch, CUTLASS (skips, exit 77, when one is missing).
 # The tool wraps only the worker (CUTEGEN_WORKER, below): session 8's run of the whole
@@ -91,7 +92,9 @@ for p in "${problems[@]}"; do
     k="$OUT/$name.v$v.cu"
     "$CG" recipe --spec "$OUT/$name.spec.json" --variant "$v" --out "$k" >/dev/null || { echo "FAIL $name v$v: generation"; fail=$((fail + 1)); continue; }
     sanitize "$p" "$k" "$name.v$v ($(grep '^variant '"$v"':' "$OUT/$name.list.txt" | cut -d: -f2 | cut -c2-30))"
-    IFS=';' read -r -a also <<<"${SAN_ALSO:-}"
+    # the problem's "sanitize-also: CGR_A 1;..." line, then SAN_ALSO's
+    own=$(sed -n 's/^ *sanitize-also: *//p' "$p" | head -1)
+    IFS=';' read -r -a also <<<"${own}${own:+${SAN_ALSO:+;}}${SAN_ALSO:-}"
     for i in "${!also[@]}"; do  # lab forms of the same kernel: the #define replaced, or put in front
       macro=${also[$i]%% *}
       if grep -q "^#define $macro " "$k"; then

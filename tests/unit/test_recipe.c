@@ -1858,6 +1858,15 @@ static void test_convt_plans_generate(void **state)
                                   (const char *const[]){ "recipes/conv_tc.cu",
                                                          "#define CGR_TRANSPOSED 1\n#define CGR_PHASES 1\n"
                                                          "#define CGR_NHWC 1\n#define CGR_WGMMA 1\n", NULL });
+        /* both width phases of a box in one CTA where the width stride is 2 and no input
+         * has the output's shape (level 2 #26's add: 32% slower paired, lab round 72) */
+        if (first > d) {
+            bool pair = recipe_conv_phases(&p.conv) && p.conv.stride[2] == 2 &&
+                        strcmp(names[i], "convt_l2_26_add_hardswish") != 0;
+            assert_int_equal(v[d].conv.pair_w, pair);
+            const char *const line[] = { "#define CGR_CONV_PAIR_W 1\n", NULL };
+            assert_generated_not(&p, &v[d], pair ? line : line + 1, pair ? NULL : line);
+        }
         for (int k = first; k < n; k++) {
             assert_true(v[k].conv.bm > 0 && v[k].conv.dw_threads == 0 && !v[k].conv.wgmma);
             /* stride 1: the first mma.sync variant is the flipped convolution channels-last,
