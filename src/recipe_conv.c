@@ -1255,7 +1255,10 @@ static bool conv_wgmma_fits(const recipe_conv_plan *c, const recipe_hw *hw)
  * in halves, and DRAM read and wrote it twice; level 1 #73 under ncu: 2.65 GB read and 2.12
  * written for 1.04 GB of output, paired 0.44 and 1.05). Lab round 72 (H100): 18-32% faster on
  * level 1 #73 and #77, level 2 #100, #16 and #20; 32% slower on level 2 #26, the one whose
- * epilogue also reads a tensor of the output's shape (its add): not paired where one does. */
+ * epilogue also reads a tensor of the output's shape (its add): not paired where one does.
+ * Through `cutegen bench` (H100, session 37) level 2 #93, 128 columns a tile, was 2.2x slower
+ * paired: two sets of 64 accumulators a thread spill (1 KB); so tiles of at most 64 columns
+ * only (which leaves #100, 128 columns, 1.22x -> 1.64x paired in spite of its spills, unpaired). */
 static bool conv_pair_w(const recipe_plan *p)
 {
     const recipe_conv_plan *c = &p->conv;
@@ -1300,7 +1303,7 @@ static int push_conv_wgmma(const recipe_plan *p, const recipe_hw *hw, recipe_par
     recipe_params k;
     if (!conv_wgmma_params(c, hw, tiles128 >= hw->sms ? 128 : 64, bn, &k))
         return n;
-    k.conv.pair_w = conv_pair_w(p);
+    k.conv.pair_w = bn <= 64 && conv_pair_w(p);
     memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
     out[0] = k;
     return n + 1;
