@@ -98,7 +98,11 @@ for item in ${NCU:-}; do
   echo "ncu $so (rc $?, $(left) s left):"
   # the report read back: its details page, and NCU_PRINT's pages (the source page:
   # NCU_PRINT="--page source --print-source sass" with NCU_ARGS="--section SourceCounters")
-  ncu -i "$W/ncu/$name.ncu-rep" --page details >"$W/ncu/$name.txt" 2>&1 || cat "$W/ncu/$name.log" >>"$W/ncu/$name.txt"
+  if [ ! -f "$W/ncu/$name.ncu-rep" ]; then
+    echo "gpu_session: ncu wrote no report for $so (timed out at NCU_T=${NCU_T:-90} s, or no kernel matched '${re:-.}'): its output, last lines:"
+    tail -5 "$W/ncu/$name.log"; continue
+  fi
+  ncu -i "$W/ncu/$name.ncu-rep" --page details >"$W/ncu/$name.txt" 2>&1
   [ -z "${NCU_PRINT:-}" ] || ncu -i "$W/ncu/$name.ncu-rep" $NCU_PRINT >"$W/ncu/$name-print.txt" 2>&1
   grep -E "Duration|DRAM Throughput|Memory Throughput|L2 Hit|Achieved Occupancy|Registers Per|Stall|Warp Cycles Per Issued|dram__|lts__" \
     "$W/ncu/$name.txt" | head -32

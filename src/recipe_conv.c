@@ -1258,11 +1258,11 @@ static bool conv_wgmma_fits(const recipe_conv_plan *c, const recipe_hw *hw)
  * epilogue also reads a tensor of the output's shape (its add): not paired where one does.
  * Through `cutegen bench` (H100, session 37) level 2 #93, 128 columns a tile, was 2.2x slower
  * paired: two sets of 64 accumulators a thread spill (1 KB); so tiles of at most 64 columns
- * only (which leaves #100, 128 columns, 1.22x -> 1.64x paired in spite of its spills, unpaired). */
-static bool conv_pair_w(const recipe_plan *p)
+ * (bn) only (which leaves #100, 128 columns, 1.22x -> 1.64x paired in spite of its spills, unpaired). */
+static bool conv_pair_w(const recipe_plan *p, int bn)
 {
     const recipe_conv_plan *c = &p->conv;
-    if (!c->transposed || !recipe_conv_phases(c) || c->stride[2] != 2 || c->chanred || c->spatred)
+    if (bn > 64 || !c->transposed || !recipe_conv_phases(c) || c->stride[2] != 2 || c->chanred || c->spatred)
         return false;
     for (int i = 0; i < p->n_inputs; i++)
         if (c->kind[i] == RC_FULL)
@@ -1303,7 +1303,7 @@ static int push_conv_wgmma(const recipe_plan *p, const recipe_hw *hw, recipe_par
     recipe_params k;
     if (!conv_wgmma_params(c, hw, tiles128 >= hw->sms ? 128 : 64, bn, &k))
         return n;
-    k.conv.pair_w = bn <= 64 && conv_pair_w(p);
+    k.conv.pair_w = conv_pair_w(p, bn);
     memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
     out[0] = k;
     return n + 1;
