@@ -1270,6 +1270,17 @@ static bool conv_pair_w(const recipe_plan *p, int bn)
     return true;
 }
 
+/* COUT 65-128 (a 128-column tile) paired in two 64-column tiles a box where the two width
+ * phases take different numbers of taps: lab round 73 (H100), level 2 #100 (kernel 3: 2 and 1
+ * width taps) 11.45 ms unpaired -> 6.25 paired at 64 columns (8.24 at 128, with spills). Where
+ * they take the same (#93, kernel 4: 2 and 2) the phases of a box run about as long, the two
+ * halves of a sector reach L2 together and merge there, pairing gains nothing (64 columns:
+ * 2.11 ms unpaired, 2.13 paired) and the narrower tile costs 9% (1.94 at 128 columns). */
+static bool conv_width_taps_differ(const recipe_conv_plan *c)
+{
+    return ph_taps(0, c->k[2], c->stride[2], c->dil[2]) != ph_taps(1, c->k[2], c->stride[2], c->dil[2]);
+}
+
 /* A WGMMA tile (bm, bn) at the most stages (at most 4) its shared memory allows: (bm + bn) x 64
  * halves, big and small, a stage, the mbarriers and 1024 bytes to align the base; 0 when not
  * even 2 fit. */
@@ -1299,6 +1310,8 @@ static int push_conv_wgmma(const recipe_plan *p, const recipe_hw *hw, recipe_par
     int bn = (int)((c->gn + 15) / 16 * 16);
     if (bn > 128)
         bn = 128;
+    if (bn > 64 && conv_pair_w(p, 64) && conv_width_taps_differ(c))
+        bn = 64;
     int64_t tiles128 = (c->m + 127) / 128 * ((c->gn + bn - 1) / bn);
     recipe_params k;
     if (!conv_wgmma_params(c, hw, tiles128 >= hw->sms ? 128 : 64, bn, &k))

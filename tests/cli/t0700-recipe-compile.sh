@@ -61,7 +61,7 @@ for spec in "$SRC"/tests/data/recipe/*.json; do
   case $name in small_*) continue ;; esac   # tiny fixtures for the CPU checks: same kernels
   # norm and transposed-conv fixtures whose kernels repeat another's code path: only with
   # CUTEGEN_RECIPE_VARIANTS=all
-  case " batchnorm1d broadcast_back mean_center normalize_fn standardize_std groupnorm_relu instancenorm_affine l1norm convt_1d_stride_opad convt_l1_64_1d convt_l1_81_stride5 convt_promote_phases sdpa_scale_kw convt_l1_72_grouped " in
+  case " batchnorm1d broadcast_back mean_center normalize_fn standardize_std groupnorm_relu instancenorm_affine l1norm convt_1d_stride_opad convt_l1_64_1d convt_l1_81_stride5 convt_promote_phases sdpa_scale_kw convt_l1_72_grouped convt_cout128_sub_tanh " in
     *" $name "*) [ "${CUTEGEN_RECIPE_VARIANTS:-first}" = first ] && continue ;;
   esac
   "$CUTEGEN" recipe --spec "$spec" --list >"$TMP/plan" 2>&1

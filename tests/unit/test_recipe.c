@@ -1814,7 +1814,8 @@ static void test_convt_plans_generate(void **state)
     recipe_hw hw;
     recipe_hw_default(&hw);
     static const char *names[] = { "convt_l1_57_2d", "convt_l1_79_1d", "convt_l1_77_3d", "convt_l1_81_stride5",
-                                   "convt_l2_5_sub_tanh", "convt_l2_26_add_hardswish", "convt_1d_stride_opad" };
+                                   "convt_l2_5_sub_tanh", "convt_l2_26_add_hardswish", "convt_1d_stride_opad",
+                                   "convt_cout128_sub_tanh" };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         load(names[i], &p);
         recipe_params v[RECIPE_MAX_VARIANTS];
@@ -1860,11 +1861,14 @@ static void test_convt_plans_generate(void **state)
                                                          "#define CGR_NHWC 1\n#define CGR_WGMMA 1\n", NULL });
         /* both width phases of a box in one CTA where the width stride is 2, no input has
          * the output's shape (level 2 #26's add: 32% slower paired, lab round 72) and a tile
-         * is at most 64 columns (level 2 #93's 128: spills, 2.2x slower) */
+         * is at most 64 columns (level 2 #93's 128: spills, 2.2x slower); COUT 128 in two
+         * 64-column tiles a box, paired (lab round 73) */
         if (first > d) {
             bool pair = recipe_conv_phases(&p.conv) && p.conv.stride[2] == 2 && v[d].conv.bn <= 64 &&
                         strcmp(names[i], "convt_l2_26_add_hardswish") != 0;
             assert_int_equal(v[d].conv.pair_w, pair);
+            if (!strcmp(names[i], "convt_cout128_sub_tanh")) /* kernel 3: 2 and 1 width taps */
+                assert_true(pair && v[d].conv.bn == 64 && v[d].conv.stages == 4);
             const char *const line[] = { "#define CGR_CONV_PAIR_W 1\n", NULL };
             assert_generated_not(&p, &v[d], pair ? line : line + 1, pair ? NULL : line);
         }
@@ -1881,6 +1885,15 @@ static void test_convt_plans_generate(void **state)
                                                  : (const char *const[]){ "recipes/conv_tc.cu",
                                                                           "#define CGR_TRANSPOSED 1\n", NULL });
         }
+        recipe_plan_release(&p);
+    }
+    /* COUT 128 with a kernel of 4 (level 2 #93: 2 and 2 width taps, the phases of a box as
+     * long): one 128-column tile, unpaired */
+    {
+        load("l2_93_min_of_tensor_const", &p);
+        recipe_params v[RECIPE_MAX_VARIANTS];
+        assert_true(recipe_variants(&p, &hw, v, RECIPE_MAX_VARIANTS) >= 1);
+        assert_true(v[0].conv.wgmma && v[0].conv.bn == 128 && !v[0].conv.pair_w);
         recipe_plan_release(&p);
     }
     load("convt_l2_5_sub_tanh", &p);
