@@ -8,7 +8,9 @@
 # 3 at 64); and for level 2 #5 (kernel 4: both width phases 2 taps) unpaired, to see whether
 # pairing gains where the phases of a box run as long (round 73: #93, the same, did not).
 # Predictions (H100, kernel ms): bm64 within -10%..+5% of gen on each (#73 ~5% faster again);
-# #5 unpaired within 3% of gen. All correct.
+# #5 unpaired within 3% of gen. Level 2 #74 (a staged plan: its conv stage 128 x 32 paired
+# since session 37; its H100 row fell 15%, 0.548 -> 0.627 ms): the whole plan's variant 0
+# unpaired and at 64 rows; prediction: unpaired 10-15% faster. All correct.
 # OUT default .deps/lab74.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,5 +26,12 @@ for t in level1/73 level1/77 level1/79 level2/20 level2/16 level2/2 level2/5 lev
   p "$d" "$t" "$spec" "$w" bm64 "$(def BM 64)" "$(def WM 1)" "$(def MINB 2)" "$(def STAGES $st)"
   [ "$t" = level2/5 ] && p "$d" "$t" "$spec" "$w" unpaired "$(def CONV_PAIR_W 0)"
 done
+t=level2/74
+spec=$(ls "${SPECS:-.deps/specs/specs}"/level2/74_*.json 2>/dev/null | head -1)
+if [ -n "$spec" ]; then
+  p cp2-74 "$t" "$spec" 0 gen
+  p cp2-74 "$t" "$spec" 0 unpaired "$(def CONV_PAIR_W 0)"
+  p cp2-74 "$t" "$spec" 0 bm64 "$(def BM 64)" "$(def WM 1)" "$(def MINB 2)" "$(def STAGES 4)"
+fi
 wait
 ls "$OUT"/*/*.so
