@@ -1769,6 +1769,19 @@ __device__ __forceinline__ int consume_unit(const Params &p, Smem &s, int tm, in
     }
 }
 
+// CGR_CONV_ROTATE 1 (lab form; with CGR_CONV_PERSIST): round k of the walk (tiles k*grid to
+// k*grid + grid - 1, the CTAs at once) gives CTA b tile k*grid + (b + k) mod grid, not
+// k*grid + b: the same tiles run together (a box's phases still side by side), but a CTA no
+// longer meets the same phase every round. In phases the tiles' k-tiles differ up to 8x (3D,
+// kernel 3, stride 2: 8, 4, 2 or 1 taps a phase) and with a grid that is a multiple of the
+// phases' cycle (132 SMs; 8 phases, or 4 width-phase pairs) CTA b met phase b mod the cycle in
+// every round: the CTAs holding the heaviest phase set the kernel's time.
+#ifndef CGR_CONV_ROTATE
+#define CGR_CONV_ROTATE 0
+#endif
+constexpr bool kRotate = CGR_CONV_ROTATE != 0;
+static_assert(!kRotate || CGR_CONV_PERSIST, "CGR_CONV_ROTATE: the persistent walk (CGR_CONV_PERSIST)");
+
 __global__ void __launch_bounds__(kThreadsWg, CGR_MINB) conv_wgmma_kernel(const Params p)
 {
     extern __shared__ char smem_raw[];
@@ -1794,6 +1807,16 @@ __global__ void __launch_bounds__(kThreadsWg, CGR_MINB) conv_wgmma_kernel(const 
             produce_unit(p, s, unit_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x), 0);
         else
             consume_unit(p, s, unit_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x) - 128, 0);
+    } else if constexpr (kRotate) {
+        const bool producer = threadIdx.x < 128;
+        for (int k = 0, base = 0; k * stride < kTiles; ++k) {
+            const int tile = k * stride + (int(blockIdx.x) + k) % stride;
+            if (tile >= kTiles)
+                continue;
+            const int tm = unit_row(tile / kTilesN), tn = tile % kTilesN;
+            base += producer ? produce_unit(p, s, tm, tn, int(threadIdx.x), base)
+                             : consume_unit(p, s, tm, tn, int(threadIdx.x) - 128, base);
+        }
     } else if (threadIdx.x < 128) {
         for (int tile = int(blockIdx.x), base = 0; tile < kTiles; tile += stride)
             base += produce_unit(p, s, unit_row(tile / kTilesN), tile % kTilesN, int(threadIdx.x), base);

@@ -1275,7 +1275,9 @@ static bool conv_pair_w(const recipe_plan *p, int bn)
  * width taps) 11.45 ms unpaired -> 6.25 paired at 64 columns (8.24 at 128, with spills). Where
  * they take the same (#93, kernel 4: 2 and 2) the phases of a box run about as long, the two
  * halves of a sector reach L2 together and merge there, pairing gains nothing (64 columns:
- * 2.11 ms unpaired, 2.13 paired) and the narrower tile costs 9% (1.94 at 128 columns). */
+ * 2.11 ms unpaired, 2.13 paired) and the narrower tile costs 9% (1.94 at 128 columns). Not
+ * settled: level 2 #91 (kernel 4, padding 1: also 2 and 2) ran 11% faster in paired 64-column
+ * tiles than its last row at 128 (across runs, not side by side; lab round 74 has both). */
 static bool conv_width_taps_differ(const recipe_conv_plan *c)
 {
     return ph_taps(0, c->k[2], c->stride[2], c->dil[2]) != ph_taps(1, c->k[2], c->stride[2], c->dil[2]);

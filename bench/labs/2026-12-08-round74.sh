@@ -10,7 +10,13 @@
 # Predictions (H100, kernel ms): bm64 within -10%..+5% of gen on each (#73 ~5% faster again);
 # #5 unpaired within 3% of gen. Level 2 #74 (a staged plan: its conv stage 128 x 32 paired
 # since session 37; its H100 row fell 15%, 0.548 -> 0.627 ms): the whole plan's variant 0
-# unpaired and at 64 rows; prediction: unpaired 10-15% faster. All correct.
+# unpaired and at 64 rows; prediction: unpaired 10-15% faster. Level 2 #91 (a staged plan;
+# its conv stage ConvTranspose2d 64 -> 128, kernel 4, padding 1: both width phases 2 taps, as
+# #93) measured 11% faster through `cutegen bench` (session 38 call 1, H100: 2.060x -> 2.294x)
+# in two paired 64-column tiles, which the generator (conv_width_taps_differ) no longer
+# writes for it; here gen (128 columns unpaired) against pair64 side by side, with #93's
+# two forms again (round 73: pair64 9% slower). Prediction: #91 pair64 within 5% of gen
+# (the cross-run gain was noise), #93 as in round 73. All correct.
 # OUT default .deps/lab74.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,5 +39,12 @@ if [ -n "$spec" ]; then
   p cp2-74 "$t" "$spec" 0 unpaired "$(def CONV_PAIR_W 0)"
   p cp2-74 "$t" "$spec" 0 bm64 "$(def BM 64)" "$(def WM 1)" "$(def MINB 2)" "$(def STAGES 4)"
 fi
+for t in level2/91 level2/93; do
+  spec=$(ls "${SPECS:-.deps/specs/specs}"/${t%%/*}/${t##*/}_*.json 2>/dev/null | head -1)
+  [ -n "$spec" ] || continue
+  d=cp2-${t##*/}
+  p "$d" "$t" "$spec" 0 gen
+  p "$d" "$t" "$spec" 0 pair64 "$(def BN 64)" "$(def STAGES 4)" "CGR_CONV_PAIR_W 1"
+done
 wait
 ls "$OUT"/*/*.so
