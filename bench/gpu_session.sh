@@ -99,7 +99,8 @@ for item in ${NCU:-}; do
   # the report read back: its details page, and NCU_PRINT's pages (the source page:
   # NCU_PRINT="--page source --print-source sass" with NCU_ARGS="--section SourceCounters")
   if [ ! -f "$W/ncu/$name.ncu-rep" ]; then
-    echo "gpu_session: ncu wrote no report for $so (timed out at NCU_T=${NCU_T:-90} s, or no kernel matched '${re:-.}'): its output, last lines:"
+    echo "gpu_session: ncu wrote no report for $so (timed out at NCU_T=${NCU_T:-90} s, or no kernel matched '${re:-.}':" \
+      "raise NCU_T, or fix the item's regex from the kernel names below): its output, last lines:"
     tail -5 "$W/ncu/$name.log"; continue
   fi
   ncu -i "$W/ncu/$name.ncu-rep" --page details >"$W/ncu/$name.txt" 2>&1

@@ -1780,7 +1780,8 @@ __device__ __forceinline__ int consume_unit(const Params &p, Smem &s, int tm, in
 #define CGR_CONV_ROTATE 0
 #endif
 constexpr bool kRotate = CGR_CONV_ROTATE != 0;
-static_assert(!kRotate || CGR_CONV_PERSIST, "CGR_CONV_ROTATE: the persistent walk (CGR_CONV_PERSIST)");
+static_assert(!kRotate || CGR_CONV_PERSIST,
+              "CGR_CONV_ROTATE 1 rotates the persistent walk: set CGR_CONV_PERSIST 1 too (its default needs CGR_PROMOTE 0)");
 
 __global__ void __launch_bounds__(kThreadsWg, CGR_MINB) conv_wgmma_kernel(const Params p)
 {

@@ -1249,38 +1249,43 @@ static bool conv_wgmma_fits(const recipe_conv_plan *c, const recipe_hw *hw)
            c->gn * kp < (INT64_C(1) << 31) && rows < (INT64_C(1) << 31) - 256;
 }
 
-/* Both width phases of a box in one CTA (recipes/conv_tc.cu CGR_CONV_PAIR_W): for strided
- * transposed convolutions in phases whose width stride is 2 (each phase's row then writes
- * every other float of an output row: split over two CTAs, each 32-byte sector was written
- * in halves, and DRAM read and wrote it twice; level 1 #73 under ncu: 2.65 GB read and 2.12
- * written for 1.04 GB of output, paired 0.44 and 1.05). Lab round 72 (H100): 18-32% faster on
- * level 1 #73 and #77, level 2 #100, #16 and #20; 32% slower on level 2 #26, the one whose
- * epilogue also reads a tensor of the output's shape (its add): not paired where one does.
- * Through `cutegen bench` (H100, session 37) level 2 #93, 128 columns a tile, was 2.2x slower
- * paired: two sets of 64 accumulators a thread spill (1 KB); so tiles of at most 64 columns
- * (bn) only (which leaves #100, 128 columns, 1.22x -> 1.64x paired in spite of its spills, unpaired). */
-static bool conv_pair_w(const recipe_plan *p, int bn)
+/* The two width phases of a tap count apart (ph_taps of residues 0 and 1 along the width) */
+static bool conv_width_taps_differ(const recipe_conv_plan *c)
+{
+    return ph_taps(0, c->k[2], c->stride[2], c->dil[2]) != ph_taps(1, c->k[2], c->stride[2], c->dil[2]);
+}
+
+/* Both width phases of a box in one CTA (recipes/conv_tc.cu CGR_CONV_PAIR_W), and the tile
+ * width that goes with it: true to pair, *bn (the WGMMA tile's columns) narrowed to 64 where
+ * that pairs a 128-column tile. For strided transposed convolutions in phases whose width
+ * stride is 2 (each phase's row then writes every other float of an output row: split over
+ * two CTAs, each 32-byte sector was written in halves, and DRAM read and wrote it twice; level
+ * 1 #73 under ncu: 2.65 GB read and 2.12 written for 1.04 GB of output, paired 0.44 and 1.05).
+ * Lab round 72 (H100): 18-32% faster on level 1 #73 and #77, level 2 #100, #16 and #20; 32%
+ * slower on level 2 #26, the one whose epilogue also reads a tensor of the output's shape
+ * (its add): not paired where one does.
+ * Tiles of at most 64 columns only: at 128 two sets of 64 accumulators a thread spill (level
+ * 2 #93 through `cutegen bench`, H100, session 37: 2.2x slower, 1 KB of spills). A 128-column
+ * tile becomes two 64-column tiles a box, paired, where the two width phases take different
+ * numbers of taps: lab round 73 (H100), level 2 #100 (kernel 3: 2 and 1 width taps) 11.45 ms
+ * unpaired at 128 -> 6.25 paired at 64 (8.24 paired at 128, with spills). Where they take the
+ * same (#93, kernel 4: 2 and 2) the phases of a box run about as long, the two halves of a
+ * sector reach L2 together and merge there, pairing gains nothing (64 columns: 2.11 ms
+ * unpaired, 2.13 paired) and the narrower tile costs 9% (1.94 at 128): it stays 128 unpaired.
+ * Not settled: level 2 #91 (kernel 4, padding 1: also 2 and 2) ran 11% faster in paired
+ * 64-column tiles than its last row at 128 (across runs, not side by side; lab round 74 has
+ * both). */
+static bool conv_pair_w(const recipe_plan *p, int *bn)
 {
     const recipe_conv_plan *c = &p->conv;
-    if (bn > 64 || !c->transposed || !recipe_conv_phases(c) || c->stride[2] != 2 || c->chanred || c->spatred)
+    if (!c->transposed || !recipe_conv_phases(c) || c->stride[2] != 2 || c->chanred || c->spatred)
         return false;
     for (int i = 0; i < p->n_inputs; i++)
         if (c->kind[i] == RC_FULL)
             return false;
-    return true;
-}
-
-/* COUT 65-128 (a 128-column tile) paired in two 64-column tiles a box where the two width
- * phases take different numbers of taps: lab round 73 (H100), level 2 #100 (kernel 3: 2 and 1
- * width taps) 11.45 ms unpaired -> 6.25 paired at 64 columns (8.24 at 128, with spills). Where
- * they take the same (#93, kernel 4: 2 and 2) the phases of a box run about as long, the two
- * halves of a sector reach L2 together and merge there, pairing gains nothing (64 columns:
- * 2.11 ms unpaired, 2.13 paired) and the narrower tile costs 9% (1.94 at 128 columns). Not
- * settled: level 2 #91 (kernel 4, padding 1: also 2 and 2) ran 11% faster in paired 64-column
- * tiles than its last row at 128 (across runs, not side by side; lab round 74 has both). */
-static bool conv_width_taps_differ(const recipe_conv_plan *c)
-{
-    return ph_taps(0, c->k[2], c->stride[2], c->dil[2]) != ph_taps(1, c->k[2], c->stride[2], c->dil[2]);
+    if (*bn > 64 && conv_width_taps_differ(c))
+        *bn = 64;
+    return *bn <= 64;
 }
 
 /* A WGMMA tile (bm, bn) at the most stages (at most 4) its shared memory allows: (bm + bn) x 64
@@ -1312,13 +1317,12 @@ static int push_conv_wgmma(const recipe_plan *p, const recipe_hw *hw, recipe_par
     int bn = (int)((c->gn + 15) / 16 * 16);
     if (bn > 128)
         bn = 128;
-    if (bn > 64 && conv_pair_w(p, 64) && conv_width_taps_differ(c))
-        bn = 64;
+    const bool pair_w = conv_pair_w(p, &bn);
     int64_t tiles128 = (c->m + 127) / 128 * ((c->gn + bn - 1) / bn);
     recipe_params k;
     if (!conv_wgmma_params(c, hw, tiles128 >= hw->sms ? 128 : 64, bn, &k))
         return n;
-    k.conv.pair_w = conv_pair_w(p, bn);
+    k.conv.pair_w = pair_w;
     memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
     out[0] = k;
     return n + 1;

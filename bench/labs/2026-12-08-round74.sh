@@ -33,16 +33,13 @@ for t in level1/73 level1/77 level1/79 level2/20 level2/16 level2/2 level2/5 lev
   [ "$t" = level2/5 ] && p "$d" "$t" "$spec" "$w" unpaired "$(def CONV_PAIR_W 0)"
 done
 t=level2/74
-spec=$(ls "${SPECS:-.deps/specs/specs}"/level2/74_*.json 2>/dev/null | head -1)
-if [ -n "$spec" ]; then
-  p cp2-74 "$t" "$spec" 0 gen
-  p cp2-74 "$t" "$spec" 0 unpaired "$(def CONV_PAIR_W 0)"
-  p cp2-74 "$t" "$spec" 0 bm64 "$(def BM 64)" "$(def WM 1)" "$(def MINB 2)" "$(def STAGES 4)"
+if lab_spec "$t" cp; then
+  p "$d" "$t" "$spec" 0 gen
+  p "$d" "$t" "$spec" 0 unpaired "$(def CONV_PAIR_W 0)"
+  p "$d" "$t" "$spec" 0 bm64 "$(def BM 64)" "$(def WM 1)" "$(def MINB 2)" "$(def STAGES 4)"
 fi
 for t in level2/91 level2/93; do
-  spec=$(ls "${SPECS:-.deps/specs/specs}"/${t%%/*}/${t##*/}_*.json 2>/dev/null | head -1)
-  [ -n "$spec" ] || continue
-  d=cp2-${t##*/}
+  lab_spec "$t" cp || continue
   p "$d" "$t" "$spec" 0 gen
   p "$d" "$t" "$spec" 0 pair64 "$(def BN 64)" "$(def STAGES 4)" "CGR_CONV_PAIR_W 1"
 done

@@ -31,11 +31,10 @@ for t in level1/73 level2/100 level1/77 level2/20 level2/16 level2/26; do
   fi
 done
 t=level2/74
-spec=$(ls "${SPECS:-.deps/specs/specs}"/level2/74_*.json 2>/dev/null | head -1)
-if [ -n "$spec" ]; then
-  p cp2-74 "$t" "$spec" 0 gen
-  p cp2-74 "$t" "$spec" 0 rot "CGR_CONV_ROTATE 1"
-  p cp2-74 "$t" "$spec" 0 unpaired-rot "$(def CONV_PAIR_W 0)" "CGR_CONV_ROTATE 1"
+if lab_spec "$t" cp; then
+  p "$d" "$t" "$spec" 0 gen
+  p "$d" "$t" "$spec" 0 rot "CGR_CONV_ROTATE 1"
+  p "$d" "$t" "$spec" 0 unpaired-rot "$(def CONV_PAIR_W 0)" "CGR_CONV_ROTATE 1"
 fi
 wait
 ls "$OUT"/*/*.so

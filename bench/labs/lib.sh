@@ -24,14 +24,20 @@ p() {
 #   k DIR TASK SRC NAME [DEFINE...]: b for the lab kernel SRC (bench/labs/kernels/), each
 #     DEFINE ("LAB_THREADS 256") put in front of it
 k() { b "$1" "$2" "$3" 0 "$4" "${@:5}"; }
-#   lab_task TASK PREFIX PATTERN: sets spec (TASK's spec in SPECS, "level1/63"), d (its build
-#     folder, PREFIX1-63) and w (its first variant whose --list line matches PATTERN); says
-#     which is missing and returns 1 (the caller's `|| continue`)
-lab_task() {
+#   lab_spec TASK PREFIX: sets spec (TASK's spec in SPECS, "level1/63") and d (its build
+#     folder, PREFIX1-63); says so and returns 1 where there is no spec (a staged plan's
+#     whole-plan variants are numbered from 0 as they are listed: pass the number to p)
+lab_spec() {
   local t=$1 specs=${SPECS:-.deps/specs/specs}
   spec=$(ls "$specs"/${t%%/*}/${t##*/}_*.json 2>/dev/null | head -1)
-  [ -n "$spec" ] || { echo "lab: no spec for $t in $specs"; return 1; }
+  [ -n "$spec" ] || { echo "lab: no spec for $t in $specs (unpack bench/results/*-specs.tar.gz into .deps/specs)"; return 1; }
   d=${t#level}; d=$2${d/\//-}
+}
+#   lab_task TASK PREFIX PATTERN: lab_spec, and w (its first variant whose --list line
+#     matches PATTERN); says which is missing and returns 1 (the caller's `|| continue`)
+lab_task() {
+  lab_spec "$1" "$2" || return 1
+  local t=$1
   w=$(listed "$spec" "$3")
   [ -n "$w" ] || { echo "lab: $t lists no variant matching '$3'"; return 1; }
 }
