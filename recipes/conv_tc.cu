@@ -1769,15 +1769,18 @@ __device__ __forceinline__ int consume_unit(const Params &p, Smem &s, int tm, in
     }
 }
 
-// CGR_CONV_ROTATE 1 (lab form; with CGR_CONV_PERSIST): round k of the walk (tiles k*grid to
-// k*grid + grid - 1, the CTAs at once) gives CTA b tile k*grid + (b + k) mod grid, not
-// k*grid + b: the same tiles run together (a box's phases still side by side), but a CTA no
-// longer meets the same phase every round. In phases the tiles' k-tiles differ up to 8x (3D,
-// kernel 3, stride 2: 8, 4, 2 or 1 taps a phase) and with a grid that is a multiple of the
-// phases' cycle (132 SMs; 8 phases, or 4 width-phase pairs) CTA b met phase b mod the cycle in
-// every round: the CTAs holding the heaviest phase set the kernel's time.
+// CGR_CONV_ROTATE (on by default in phases with CGR_CONV_PERSIST): round k of the walk (tiles
+// k*grid to k*grid + grid - 1, the CTAs at once) gives CTA b tile k*grid + (b + k) mod grid,
+// not k*grid + b: the same tiles run together (a box's phases still side by side), but a CTA
+// no longer meets the same phase every round. In phases the tiles' k-tiles differ up to 8x
+// (3D, kernel 3, stride 2: 8, 4, 2 or 1 taps a phase) and with a grid that is a multiple of
+// the phases' cycle (132 SMs; 8 phases, or 4 width-phase pairs) CTA b met phase b mod the
+// cycle in every round: the CTAs holding the heaviest phase set the kernel's time. Lab round
+// 75 (H100, kernel ms, unrotated -> rotated): level 1 #73 2.323 -> 2.031, #77 1.572 -> 0.866,
+// level 2 #100 6.225 -> 5.471, #16 4.712 -> 4.349, #20 0.745 -> 0.652, #26 1.673 -> 1.650,
+// #74 0.625 -> 0.574. Without phases every tile takes as long: the walk stays as it was.
 #ifndef CGR_CONV_ROTATE
-#define CGR_CONV_ROTATE 0
+#define CGR_CONV_ROTATE (CGR_CONV_PERSIST && CGR_PHASES)
 #endif
 constexpr bool kRotate = CGR_CONV_ROTATE != 0;
 static_assert(!kRotate || CGR_CONV_PERSIST,

@@ -1272,10 +1272,11 @@ static bool conv_width_taps_differ(const recipe_conv_plan *c)
  * same (#93, kernel 4: 2 and 2) the phases of a box run about as long, the two halves of a
  * sector reach L2 together and merge there, pairing gains nothing (64 columns: 2.11 ms
  * unpaired, 2.13 paired) and the narrower tile costs 9% (1.94 at 128): it stays 128 unpaired.
- * Not settled: level 2 #91 (kernel 4, padding 1: also 2 and 2) ran 11% faster in paired
- * 64-column tiles than its last row at 128 (across runs, not side by side; lab round 74 has
- * both). */
-static bool conv_pair_w(const recipe_plan *p, int *bn)
+ * Not a rule that always holds: lab round 74 (H100, side by side) found level 2 #91 (kernel
+ * 4, padding 1: also 2 and 2) 10% faster paired at 64 (4.034 ms against 4.439), and level 2
+ * #74 (COUT 32, CIN 16, into a staged plan's intermediate) 11% faster unpaired (0.549 against
+ * 0.615): conv_wgmma_variants lists the other choice second for the tuning. */
+static bool conv_may_pair_w(const recipe_plan *p)
 {
     const recipe_conv_plan *c = &p->conv;
     if (!c->transposed || !recipe_conv_phases(c) || c->stride[2] != 2 || c->chanred || c->spatred)
@@ -1283,7 +1284,14 @@ static bool conv_pair_w(const recipe_plan *p, int *bn)
     for (int i = 0; i < p->n_inputs; i++)
         if (c->kind[i] == RC_FULL)
             return false;
-    if (*bn > 64 && conv_width_taps_differ(c))
+    return true;
+}
+
+static bool conv_pair_w(const recipe_plan *p, int *bn)
+{
+    if (!conv_may_pair_w(p))
+        return false;
+    if (*bn > 64 && conv_width_taps_differ(&p->conv))
         *bn = 64;
     return *bn <= 64;
 }
@@ -1308,24 +1316,36 @@ static int conv_wgmma_params(const recipe_conv_plan *c, const recipe_hw *hw, int
     return 1;
 }
 
-/* The WGMMA variant first: 128 rows (two consumer warpgroups) by COUT rounded up to 16, at
- * most 128 columns (wider: more column tiles), or 64 rows where 128-row tiles would leave
- * SMs idle; the caller left room for it in out (the list's other variants follow). */
-static int push_conv_wgmma(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int n)
+/* A WGMMA variant of bn columns (paired or not): 128 rows (two consumer warpgroups), or 64
+ * where 128-row tiles would leave SMs idle; 0 when its stages do not fit. */
+static int conv_wgmma_variant(const recipe_plan *p, const recipe_hw *hw, int bn, bool pair_w, recipe_params *k)
 {
     const recipe_conv_plan *c = &p->conv;
-    int bn = (int)((c->gn + 15) / 16 * 16);
-    if (bn > 128)
-        bn = 128;
-    const bool pair_w = conv_pair_w(p, &bn);
     int64_t tiles128 = (c->m + 127) / 128 * ((c->gn + bn - 1) / bn);
-    recipe_params k;
-    if (!conv_wgmma_params(c, hw, tiles128 >= hw->sms ? 128 : 64, bn, &k))
-        return n;
-    k.conv.pair_w = pair_w;
-    memmove(&out[1], &out[0], (size_t)n * sizeof out[0]);
-    out[0] = k;
-    return n + 1;
+    if (!conv_wgmma_params(c, hw, tiles128 >= hw->sms ? 128 : 64, bn, k))
+        return 0;
+    k->conv.pair_w = pair_w;
+    return 1;
+}
+
+/* The WGMMA variants, at most max: COUT rounded up to 16 columns, at most 128 (wider: more
+ * column tiles), its width phases paired or not as conv_pair_w says; where pairing could
+ * apply, the other choice second (unpaired at the full width, or paired in 64-column tiles)
+ * for the tuning to settle: the rule misjudged level 2 #74 (lab round 74, H100: unpaired
+ * 0.549 ms, paired 0.615) and #91 (paired in 64 columns 4.034, unpaired at 128 4.439). */
+static int conv_wgmma_variants(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
+{
+    const recipe_conv_plan *c = &p->conv;
+    int full = (int)((c->gn + 15) / 16 * 16);
+    if (full > 128)
+        full = 128;
+    int bn = full;
+    const bool pair_w = conv_pair_w(p, &bn);
+    if (max < 1 || !conv_wgmma_variant(p, hw, bn, pair_w, &out[0]))
+        return 0;
+    if (max < 2 || !conv_may_pair_w(p) || !conv_wgmma_variant(p, hw, pair_w ? full : 64, !pair_w, &out[1]))
+        return 1;
+    return 2;
 }
 
 /* The list below made with room for at least 3 (its insertions need that much), then cut
@@ -1574,9 +1594,8 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
 
 int recipe_conv_variants_tiled(const recipe_plan *p, const recipe_hw *hw, recipe_params *out, int max)
 {
-    if (max >= 2 && conv_wgmma_fits(&p->conv, hw))
-        return push_conv_wgmma(p, hw, out, conv_sm80_variants(p, hw, out, max - 1));
-    return conv_sm80_variants(p, hw, out, max);
+    int m = max >= 2 && conv_wgmma_fits(&p->conv, hw) ? conv_wgmma_variants(p, hw, out, max - 1) : 0;
+    return m + conv_sm80_variants(p, hw, out + m, max - m);
 }
 
 /*
