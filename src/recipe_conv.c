@@ -1391,7 +1391,7 @@ double recipe_conv_direct_products(const recipe_conv_plan *c)
  * The direct kernel where a strided transposed convolution's outputs take few products
  * (at most RECIPE_CONV_DIRECT_SECOND on average: first up to RECIPE_CONV_DIRECT_PRODUCTS,
  * level 1 #81 11.4, #75 20, the CIN-3 layers of level 2 #50, 60, 72, 89, 96 10; second,
- * after the tensor-core kernel, up to the other: level 1 #79 48, level 2 #15 and #74 54):
+ * after the WGMMA variants, up to the other: level 1 #79 48, level 2 #15 and #74 54):
  * where the implicit GEMM pads those products to tensor-core tiles. H100, session 29
  * (docs/perf.md): it won at 10-20 products (#81 1.98 ms against the WGMMA phases' 2.62,
  * #75 1.36 against the mma.sync phases' 3.47) and at 48 in 1D (#79 2.43 against 2.86),
@@ -1583,10 +1583,13 @@ int recipe_conv_variants(const recipe_plan *p, const recipe_hw *hw, recipe_param
         return pointwise_variants(p, hw, out, max);
     if (max < 2 || !conv_direct_params(&p->conv, hw, &direct))
         return recipe_conv_variants_tiled(p, hw, out, max);
-    int at = recipe_conv_direct_products(&p->conv) <= RECIPE_CONV_DIRECT_PRODUCTS ? 0 : 1;
-    int n = recipe_conv_variants_tiled(p, hw, out, max - 1);
-    if (at > n)
-        at = n;
+    /* first where the outputs take few products, else after the WGMMA variants (at least
+     * one): level 1 #79 and level 2 #74, #15 ran fastest in WGMMA in their last sweeps, the
+     * direct kernel second */
+    int n = recipe_conv_variants_tiled(p, hw, out, max - 1), at = 0;
+    if (recipe_conv_direct_products(&p->conv) > RECIPE_CONV_DIRECT_PRODUCTS)
+        while (at < n && (at == 0 || out[at].conv.wgmma))
+            at++;
     memmove(&out[at + 1], &out[at], (size_t)(n - at) * sizeof out[0]);
     out[at] = direct;
     return n + 1;

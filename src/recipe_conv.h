@@ -100,8 +100,8 @@ int recipe_conv_variants_tiled(const recipe_plan *plan, const recipe_hw *hw, rec
 /* The direct kernel (recipes/conv_direct.cu): the products an output element of a
  * transposed convolution takes on average (a group's input channels x the taps that reach
  * it); offered first where a
- * strided transposed convolution's are at most RECIPE_CONV_DIRECT_PRODUCTS, second (after
- * the tensor-core kernel) up to RECIPE_CONV_DIRECT_SECOND. */
+ * strided transposed convolution's are at most RECIPE_CONV_DIRECT_PRODUCTS, after the
+ * WGMMA variants (or the first tensor-core one) up to RECIPE_CONV_DIRECT_SECOND. */
 #define RECIPE_CONV_DIRECT_PRODUCTS 32.0
 #define RECIPE_CONV_DIRECT_SECOND 64.0
 double recipe_conv_direct_products(const recipe_conv_plan *c);
