@@ -1255,6 +1255,20 @@ static bool conv_width_taps_differ(const recipe_conv_plan *c)
     return ph_taps(0, c->k[2], c->stride[2], c->dil[2]) != ph_taps(1, c->k[2], c->stride[2], c->dil[2]);
 }
 
+/* Whether the width phases can pair at all (conv_pair_w says why these): in phases, a width
+ * stride of 2, the plain epilogue (no reduction over channels or space), no input of the
+ * output's shape. */
+static bool conv_may_pair_w(const recipe_plan *p)
+{
+    const recipe_conv_plan *c = &p->conv;
+    if (!c->transposed || !recipe_conv_phases(c) || c->stride[2] != 2 || c->chanred || c->spatred)
+        return false;
+    for (int i = 0; i < p->n_inputs; i++)
+        if (c->kind[i] == RC_FULL)
+            return false;
+    return true;
+}
+
 /* Both width phases of a box in one CTA (recipes/conv_tc.cu CGR_CONV_PAIR_W), and the tile
  * width that goes with it: true to pair, *bn (the WGMMA tile's columns) narrowed to 64 where
  * that pairs a 128-column tile. For strided transposed convolutions in phases whose width
@@ -1276,17 +1290,6 @@ static bool conv_width_taps_differ(const recipe_conv_plan *c)
  * 4, padding 1: also 2 and 2) 10% faster paired at 64 (4.034 ms against 4.439), and level 2
  * #74 (COUT 32, CIN 16, into a staged plan's intermediate) 11% faster unpaired (0.549 against
  * 0.615): conv_wgmma_variants lists the other choice second for the tuning. */
-static bool conv_may_pair_w(const recipe_plan *p)
-{
-    const recipe_conv_plan *c = &p->conv;
-    if (!c->transposed || !recipe_conv_phases(c) || c->stride[2] != 2 || c->chanred || c->spatred)
-        return false;
-    for (int i = 0; i < p->n_inputs; i++)
-        if (c->kind[i] == RC_FULL)
-            return false;
-    return true;
-}
-
 static bool conv_pair_w(const recipe_plan *p, int *bn)
 {
     if (!conv_may_pair_w(p))
