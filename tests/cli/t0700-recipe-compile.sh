@@ -224,9 +224,9 @@ extra conv2d_wgmma_bm64_promote conv2d_relu_biasadd 'conv wgmma' 's/^#define CGR
   's/^#define CGR_MINB 1$/#define CGR_MINB 2/' 's/^#define CGR_PROMOTE 0$/#define CGR_PROMOTE 1/'
 # a k-tile's WGMMAs in flight while the previous k-tile's complete (CGR_CONV_MMA_INFLIGHT 1,
 # bench/labs/2026-12-07-round71.sh), in the sub-pixel phases of a strided transposed one, with
-# the persistent walk rotated (CGR_CONV_ROTATE 1, bench/labs/2026-12-08-round75.sh): two lab
-# forms in one build
-extra convt_phases_wgmma_inflight convt_l1_77_3d 'conv wgmma' "CGR_CONV_MMA_INFLIGHT 1" "CGR_CONV_ROTATE 1"
+# the persistent walk unrotated (CGR_CONV_ROTATE 0: the default in phases rotates it since lab
+# round 75): two forms off the generated path in one build
+extra convt_phases_wgmma_inflight convt_l1_77_3d 'conv wgmma' "CGR_CONV_MMA_INFLIGHT 1" "CGR_CONV_ROTATE 0"
 # (there the generator's form pairs the width phases of a box in one CTA, CGR_CONV_PAIR_W 1);
 # the width phases in neighbouring CTAs instead, the form before lab round 72
 extra convt_phases_wgmma_unpaired convt_l1_77_3d 'conv wgmma' 's/^#define CGR_CONV_PAIR_W 1$/#define CGR_CONV_PAIR_W 0/'
